@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# Builds the patched mlir-opt (README command 1).
+#
+#   scripts/build.sh              # overlay build of pristine + patches/series
+#   scripts/build.sh --worktree   # overlay build of the working branch as it is
+#   scripts/build.sh --full       # in-tree LLVM+MLIR build (big machines)
+#
+# Overlay build: the MLIR libraries the series touches (and every library
+# whose sources include a header the series changes) are compiled from the
+# patched tree with assertions on; everything else comes from Debian's
+# prebuilt LLVM/MLIR 22.1.8. Results: build/bin (tools), build/lib (runtime
+# libraries), build/test/lit.site.cfg.py.
+set -euo pipefail
+source "$(dirname "$0")/common.sh"
+
+mode=overlay
+apply_args=()
+for arg in "$@"; do
+  case $arg in
+    --worktree) apply_args=(--worktree) ;;
+    --full) mode=full ;;
+    -h | --help) sed -n '2,12p' "$0"; exit 0 ;;
+    *) die "unknown argument '$arg' (see scripts/build.sh --help)" ;;
+  esac
+done
+
+if [[ $mode == full ]]; then
+  exec "${REPO_ROOT}/scripts/build-full.sh" "${apply_args[@]}"
+fi
+
+"${REPO_ROOT}/scripts/install-deps.sh"
+"${REPO_ROOT}/scripts/apply.sh" "${apply_args[@]}"
+need_cmd cmake ninja ccache python3
+
+JOBS=${JOBS:-$(nproc)}
+CC=${LLVM_PREFIX}/bin/clang
+CXX=${LLVM_PREFIX}/bin/clang++
+export CCACHE_DIR=${CCACHE_DIR:-${CACHE_DIR}/ccache}
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
+# Sources move between the patched tree and the working branch: hash by
+# content relative to the tree, not by absolute path.
+export CCACHE_BASEDIR=${BUILD_DIR}
+export CCACHE_NOHASHDIR=1
+
+LIBS_BUILD=${BUILD_DIR}/mlir-libs
+TOOLS_BUILD=${BUILD_DIR}/overlay
+# Always compiled from the patched tree, so that the GPU code carries
+# assertions and new passes get registered.
+ALWAYS="MLIRGPUDialect;MLIRGPUTransforms;MLIRGPUToGPURuntimeTransforms"
+ALWAYS+=";MLIRRegisterAllDialects;MLIRRegisterAllPasses;MLIRRegisterAllExtensions"
+
+# Stage 1: MLIR configured stand-alone from the patched tree, against
+# Debian's LLVM and tablegen tools. Only objects are built from it.
+if [[ ! -f ${LIBS_BUILD}/build.ninja ]]; then
+  note "configuring the MLIR libraries (stage 1) in ${LIBS_BUILD}"
+  cmake -G Ninja -S "${SRC_DIR}/mlir" -B "$LIBS_BUILD" \
+    -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_C_COMPILER="$CC" -DCMAKE_CXX_COMPILER="$CXX" \
+    -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
+    -DCMAKE_EXPORT_COMPILE_COMMANDS=ON \
+    -DLLVM_DIR="${LLVM_PREFIX}/lib/cmake/llvm" \
+    -DLLVM_ENABLE_ASSERTIONS=ON \
+    -DMLIR_INCLUDE_TESTS=ON \
+    -DMLIR_TABLEGEN="${LLVM_PREFIX}/bin/mlir-tblgen" \
+    -DMLIR_PDLL_TABLEGEN="${LLVM_PREFIX}/bin/mlir-pdll" \
+    -DMLIR_LINALG_ODS_YAML_GEN="${LLVM_PREFIX}/bin/mlir-linalg-ods-yaml-gen" \
+    -DLLVM_EXTERNAL_LIT="${LLVM_PREFIX}/bin/lit" \
+    >"${BUILD_DIR}/stage1-configure.log" 2>&1 || {
+    tail -30 "${BUILD_DIR}/stage1-configure.log" >&2
+    rm -f "${LIBS_BUILD}/build.ninja"
+    die "configuring the MLIR libraries failed (log: build/stage1-configure.log)"
+  }
+fi
+
+note "generating the tablegen'd headers of the patched tree"
+ninja -C "$LIBS_BUILD" -j "$JOBS" mlir-headers ||
+  die "tablegen of the patched tree failed (see the ninja output above)"
+
+note "computing the libraries to rebuild"
+python3 "${REPO_ROOT}/scripts/overlay/rebuild_set.py" \
+  --build "$LIBS_BUILD" --src "$SRC_DIR" --prefix "$LLVM_PREFIX" \
+  --always "$ALWAYS" --out "${LIBS_BUILD}/overlay-libs.txt" ||
+  die "could not compute the set of libraries to rebuild"
+while read -r lib reason _; do
+  echo "    $lib ($reason)" >&2
+done <"${LIBS_BUILD}/overlay-libs.txt"
+
+note "compiling the rebuilt libraries"
+mapfile -t objects < <(cut -d' ' -f3- "${LIBS_BUILD}/overlay-libs.txt" | tr ' ' '\n')
+ninja -C "$LIBS_BUILD" -j "$JOBS" "${objects[@]}" ||
+  die "compiling the patched MLIR libraries failed (see the ninja output above)"
+
+mkdir -p "${LIBS_BUILD}/overlay"
+while read -r lib _ objs; do
+  archive=${LIBS_BUILD}/overlay/lib${lib}.a
+  stale=
+  if [[ ! -f $archive ]]; then
+    stale=1
+  else
+    for o in $objs; do
+      [[ ${LIBS_BUILD}/$o -nt $archive ]] && { stale=1; break; }
+    done
+    # The object list changed (a source added or removed).
+    [[ $(cat "$archive.objects" 2>/dev/null) == "$objs" ]] || stale=1
+  fi
+  if [[ -n $stale ]]; then
+    rm -f "$archive"
+    (cd "$LIBS_BUILD" && "${LLVM_PREFIX}/bin/llvm-ar" rcsD "$archive" $objs) ||
+      die "creating $archive failed"
+    echo "$objs" >"$archive.objects"
+  fi
+done <"${LIBS_BUILD}/overlay-libs.txt"
+
+# Stage 2: the tools, linked against Debian's libraries and ours.
+note "configuring the tools (stage 2) in ${TOOLS_BUILD}"
+cmake -G Ninja -S "${REPO_ROOT}/scripts/overlay" -B "$TOOLS_BUILD" \
+  -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_C_COMPILER="$CC" -DCMAKE_CXX_COMPILER="$CXX" \
+  -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
+  -DCMAKE_EXE_LINKER_FLAGS="-fuse-ld=lld" \
+  -DCMAKE_SHARED_LINKER_FLAGS="-fuse-ld=lld" \
+  -DMLIR_DIR="${LLVM_PREFIX}/lib/cmake/mlir" \
+  -DOVERLAY_SRC="$SRC_DIR" -DOVERLAY_MLIR_BUILD="$LIBS_BUILD" \
+  -DOVERLAY_LIBS_FILE="${LIBS_BUILD}/overlay-libs.txt" \
+  -DOVERLAY_OUT="$BUILD_DIR" \
+  >"${BUILD_DIR}/stage2-configure.log" 2>&1 || {
+  tail -30 "${BUILD_DIR}/stage2-configure.log" >&2
+  die "configuring the tools failed (log: build/stage2-configure.log)"
+}
+note "linking the tools"
+ninja -C "$TOOLS_BUILD" -j "$JOBS" ||
+  die "building the tools failed (see the ninja output above)"
+
+# lit looks for runtime libraries in one directory: put Debian's next to ours.
+mkdir -p "${BUILD_DIR}/lib"
+for rt in "${LLVM_PREFIX}"/lib/libmlir_*.so; do
+  name=$(basename "$rt")
+  [[ -e ${BUILD_DIR}/lib/$name && ! -L ${BUILD_DIR}/lib/$name ]] || ln -sfn "$rt" "${BUILD_DIR}/lib/$name"
+done
+
+version=$("${BUILD_DIR}/bin/mlir-opt" --version | sed -n 's/.*LLVM version \([0-9.]*\).*/\1/p')
+[[ $version == "$LLVM_VERSION" ]] || die "build/bin/mlir-opt reports version '$version', expected ${LLVM_VERSION}"
+note "done: build/bin/mlir-opt (LLVM ${version}, $(wc -l <"${LIBS_BUILD}/overlay-libs.txt") libraries from the patched tree)"

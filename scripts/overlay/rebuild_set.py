@@ -1,0 +1,231 @@
+#!/usr/bin/env python3
+"""Computes which MLIR libraries the overlay build must compile from the
+patched source.
+
+Debian ships every MLIR library prebuilt from the pristine 22.1.8 tree. A
+library has to be rebuilt when
+  * one of its sources is changed or added by the series, or
+  * one of its sources includes, directly or transitively, a header that the
+    series changes: a handwritten header, or a tablegen'd .inc whose content
+    differs from the one Debian compiled against.
+Otherwise Debian's archive is used as is. Libraries in --always are rebuilt in
+any case (so that they carry assertions).
+
+Writes one line per library to rebuild: "NAME REASON OBJECT...", object paths
+relative to the MLIR build directory.
+"""
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+from collections import defaultdict, deque
+
+INCLUDE_RE = re.compile(rb'^\s*#\s*include\s*[<"]([^>"]+)[>"]', re.M)
+HEADER_EXTS = (".h", ".inc", ".def", ".hpp")
+
+
+def run(cmd, cwd=None):
+    return subprocess.run(
+        cmd, cwd=cwd, check=True, stdout=subprocess.PIPE, text=True
+    ).stdout
+
+
+def debian_static_libs(prefix):
+    cfg = os.path.join(prefix, "lib/cmake/mlir/MLIRConfig.cmake")
+    text = open(cfg).read()
+    m = re.search(r'MLIR_ALL_LIBS "([^"]*)"', text)
+    if not m:
+        sys.exit(f"error: no MLIR_ALL_LIBS in {cfg}")
+    names = m.group(1).split(";")
+    return [n for n in names if os.path.isfile(os.path.join(prefix, "lib", f"lib{n}.a"))]
+
+
+def changed_source_files(src):
+    """Files under mlir/ that differ from the pristine tag (committed or not)."""
+    tag = run(["git", "-C", src, "describe", "--tags", "--abbrev=0", "HEAD"]).strip()
+    out = run(["git", "-C", src, "diff", "--name-only", tag, "--", "mlir"])
+    out += run(["git", "-C", src, "ls-files", "--others", "--exclude-standard", "--", "mlir"])
+    return {os.path.realpath(os.path.join(src, p)) for p in out.split()}
+
+
+def changed_generated_files(build, src, prefix, changed_src):
+    """Generated headers whose content differs from what Debian compiled with."""
+    changed = set()
+    debian_inc = os.path.join(prefix, "include")
+    gen_inc = os.path.join(build, "include")
+    changed_td_dirs = {os.path.dirname(p) for p in changed_src if p.endswith(".td")}
+    for root, _, files in os.walk(build):
+        if "CMakeFiles" in root:
+            continue
+        for f in files:
+            if not f.endswith(".inc") and not f.endswith(".h"):
+                continue
+            path = os.path.join(root, f)
+            if path.startswith(gen_inc + os.sep):
+                rel = os.path.relpath(path, gen_inc)
+                theirs = os.path.join(debian_inc, rel)
+                if os.path.isfile(theirs):
+                    with open(path, "rb") as a, open(theirs, "rb") as b:
+                        if a.read() != b.read():
+                            changed.add(os.path.realpath(path))
+                    continue
+            # Generated next to a library (e.g. the test dialect) or not
+            # installed by Debian: changed if a .td of its source directory is.
+            rel = os.path.relpath(root, build)
+            for base in (os.path.join(src, "mlir", rel), os.path.join(src, "mlir", "include", rel)):
+                if os.path.realpath(base) in changed_td_dirs:
+                    changed.add(os.path.realpath(path))
+    return changed
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--build", required=True, help="MLIR build directory")
+    ap.add_argument("--src", required=True, help="patched llvm-project tree")
+    ap.add_argument("--prefix", required=True, help="Debian's LLVM prefix")
+    ap.add_argument("--always", default="", help="';'-separated libraries")
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args()
+
+    build = os.path.realpath(args.build)
+    src = os.path.realpath(args.src)
+
+    known = set(
+        line.split(":")[0]
+        for line in run(["ninja", "-C", build, "-t", "targets", "all"]).splitlines()
+    )
+    libs = [n for n in debian_static_libs(args.prefix) if f"lib/lib{n}.a" in known]
+
+    # Objects of each library: the explicit inputs of its archive edge.
+    objects = {}
+    query = run(["ninja", "-C", build, "-t", "query"] + [f"lib/lib{n}.a" for n in libs])
+    current, in_input = None, False
+    for line in query.splitlines():
+        if not line.startswith(" "):
+            current = line.rstrip(":")
+            objects[current] = []
+            in_input = False
+        elif line.strip() == "input: phony" or line.strip().startswith("input:"):
+            in_input = True
+        elif line.strip().startswith("outputs:"):
+            in_input = False
+        elif in_input:
+            item = line.strip()
+            if item.startswith("|"):
+                in_input = False
+                continue
+            if item.endswith(".o"):
+                objects[current].append(item)
+
+    # Source file and include path of every object.
+    cdb = json.load(open(os.path.join(build, "compile_commands.json")))
+    by_output = {}
+    for entry in cdb:
+        out = entry.get("output")
+        if out is None:
+            m = re.search(r"-o (\S+)", entry["command"])
+            out = m.group(1) if m else None
+        if out:
+            by_output[out] = entry
+
+    include_dirs = []
+    for entry in cdb:
+        for d in re.findall(r"-I(\S+)", entry["command"]):
+            d = os.path.realpath(os.path.join(entry["directory"], d))
+            if (d.startswith(build) or d.startswith(src)) and d not in include_dirs:
+                include_dirs.append(d)
+    # Generated headers first, then the patched headers, as the compiler sees them.
+    include_dirs.sort(key=lambda d: 0 if d == os.path.join(build, "include") else
+                      1 if d == os.path.join(src, "mlir", "include") else 2)
+
+    changed_src = changed_source_files(src)
+    changed = set(changed_src) | changed_generated_files(build, src, args.prefix, changed_src)
+
+    # Include graph over the MLIR sources, built on demand.
+    edges = {}
+
+    def includes_of(path):
+        if path in edges:
+            return edges[path]
+        deps = []
+        try:
+            data = open(path, "rb").read()
+        except OSError:
+            data = b""
+        here = os.path.dirname(path)
+        for m in INCLUDE_RE.finditer(data):
+            name = m.group(1).decode()
+            for d in [here] + include_dirs:
+                cand = os.path.join(d, name)
+                if os.path.isfile(cand):
+                    deps.append(os.path.realpath(cand))
+                    break
+        edges[path] = deps
+        return deps
+
+    sources = {}
+    for lib in libs:
+        for obj in objects.get(f"lib/lib{lib}.a", []):
+            entry = by_output.get(obj)
+            if entry:
+                sources.setdefault(lib, []).append(
+                    (obj, os.path.realpath(os.path.join(entry["directory"], entry["file"]))))
+
+    # Reverse reachability from the changed files.
+    todo = deque(p for lib in sources for _, p in sources[lib])
+    seen = set(todo)
+    while todo:
+        p = todo.popleft()
+        for q in includes_of(p):
+            if q not in seen:
+                seen.add(q)
+                todo.append(q)
+    users = defaultdict(list)
+    for p, deps in edges.items():
+        for q in deps:
+            users[q].append(p)
+    tainted = set()
+    todo = deque(p for p in changed if p in seen)
+    tainted.update(todo)
+    while todo:
+        p = todo.popleft()
+        for u in users[p]:
+            if u not in tainted:
+                tainted.add(u)
+                todo.append(u)
+
+    always = [a for a in args.always.split(";") if a]
+    rel = lambda p: os.path.relpath(p, src)
+    with open(args.out + ".tmp", "w") as out:
+        for lib in libs:
+            srcs = sources.get(lib, [])
+            reason = None
+            for _, p in srcs:
+                if p in changed:
+                    reason = f"changed-source:{rel(p)}"
+                    break
+            if reason is None:
+                for _, p in srcs:
+                    if p in tainted:
+                        hdr = next((h for h in includes_of(p) if h in tainted or h in changed), None)
+                        reason = f"includes-changed-header:{rel(p)}"
+                        break
+            if reason is None and lib in always:
+                reason = "always"
+            if reason:
+                if not srcs:
+                    sys.exit(f"error: library {lib} must be rebuilt but has no objects in {build}")
+                out.write(" ".join([lib, reason] + [o for o, _ in srcs]) + "\n")
+    os.replace(args.out + ".tmp", args.out)
+    missing = [a for a in always if a not in libs]
+    if missing:
+        sys.exit(f"error: libraries to rebuild not found in the build: {' '.join(missing)}")
+    print(f"{len(changed)} changed file(s); "
+          f"{sum(1 for _ in open(args.out))} of {len(libs)} libraries to rebuild")
+
+
+if __name__ == "__main__":
+    main()

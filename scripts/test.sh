@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Runs all tests (README command 2): builds first (incremental), then lit over
+# the upstream suites the series can affect plus every test the series adds.
+#
+#   scripts/test.sh               # pristine + patches/series
+#   scripts/test.sh --worktree    # the working branch as it is
+#   scripts/test.sh --no-build    # test what is in build/ now
+#   scripts/test.sh -- LIT_ARGS   # extra lit arguments (e.g. --filter gpu)
+#
+# Ends with one line "N passed, N failed, N skipped" from lit's results.
+set -euo pipefail
+source "$(dirname "$0")/common.sh"
+
+build_args=()
+build=1
+lit_extra=()
+while (($#)); do
+  case $1 in
+    --worktree) build_args=(--worktree) ;;
+    --no-build) build= ;;
+    --) shift; lit_extra=("$@"); break ;;
+    *) die "unknown argument '$1' (see scripts/test.sh)" ;;
+  esac
+  shift
+done
+
+[[ -z $build ]] || "${REPO_ROOT}/scripts/build.sh" "${build_args[@]}"
+[[ -x ${BUILD_DIR}/bin/mlir-opt && -x ${BUILD_DIR}/bin/llvm-lit ]] ||
+  die "build/bin/mlir-opt missing; run scripts/build.sh first"
+
+T=${SRC_DIR}/mlir/test
+# The upstream suites the series can affect. Integration/GPU/CUDA needs a GPU
+# and the CUDA runner: lit reports it unsupported elsewhere.
+suites=(
+  Dialect/GPU Conversion/GPUCommon Conversion/GPUToNVVM Conversion/GPUToROCDL
+  Conversion/SCFToGPU Dialect/Async Conversion/AsyncToLLVM
+  Dialect/SparseTensor/GPU Integration/GPU
+)
+paths=()
+for s in "${suites[@]}"; do
+  [[ -d $T/$s ]] || die "test suite mlir/test/$s not found in the patched tree"
+  paths+=("$T/$s")
+done
+# Plus every test file the series adds or changes, wherever it lives.
+while read -r f; do
+  [[ $f == mlir/test/*.mlir && $f != mlir/test/lib/* ]] || continue
+  covered=
+  for s in "${suites[@]}"; do [[ $f == mlir/test/$s/* ]] && covered=1; done
+  [[ -n $covered ]] || paths+=("${SRC_DIR}/$f")
+done < <(git -C "$SRC_DIR" diff --name-only "$LLVM_TAG" -- mlir/test)
+
+results=${BUILD_DIR}/lit-results.json
+note "running lit on ${#paths[@]} test path(s)"
+start=$(date +%s)
+set +e
+"${BUILD_DIR}/bin/llvm-lit" -sv --output "$results" "${lit_extra[@]}" "${paths[@]}" 2>&1 |
+  grep -v "note: Did not find mlir-capi-"
+lit_rc=${PIPESTATUS[0]}
+set -e
+note "lit finished in $(($(date +%s) - start)) s (exit ${lit_rc})"
+[[ -f $results ]] || die "lit wrote no results (exit ${lit_rc})"
+python3 "${REPO_ROOT}/ci/lit-summary.py" "$results"
