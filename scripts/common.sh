@@ -49,10 +49,12 @@ pristine_ready() {
   [[ -f ${PRISTINE_DIR}/.git/complete ]]
 }
 
-# Series entries in order (comments and blank lines skipped).
+# Series entries in order (comments and blank lines skipped). SERIES_LIMIT=k
+# keeps the first k (used to build and test each prefix of the series).
 series_patches() {
+  [[ -f ${REPO_ROOT}/patches/series ]] || die "patches/series is missing"
   sed -e 's/#.*//' -e 's/[[:space:]]*$//' "${REPO_ROOT}/patches/series" |
-    grep -v '^$' || true
+    grep -v '^$' | head -n "${SERIES_LIMIT:-1000000}" || true
 }
 
 # The patched tree the build compiles: pristine + series (a git repository,

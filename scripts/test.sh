@@ -47,7 +47,8 @@ while read -r f; do
   covered=
   for s in "${suites[@]}"; do [[ $f == mlir/test/$s/* ]] && covered=1; done
   [[ -n $covered ]] || paths+=("${SRC_DIR}/$f")
-done < <(git -C "$SRC_DIR" diff --name-only "$LLVM_TAG" -- mlir/test)
+done < <(git -C "$SRC_DIR" diff --name-only "$LLVM_TAG" -- mlir/test
+  git -C "$SRC_DIR" ls-files --others --exclude-standard -- mlir/test)
 
 results=${BUILD_DIR}/lit-results.json
 note "running lit on ${#paths[@]} test path(s)"

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Series check.
+#
+#   scripts/check.sh                 # the series applies; mlir/ equals
+#                                    # pristine + series; every patch is
+#                                    # clang-format clean against its parent
+#   scripts/check.sh --overlay-only  # only the overlay comparison
+#   scripts/check.sh --each-prefix   # also build and test each prefix of the
+#                                    # series, first to last (slow: see docs/)
+set -euo pipefail
+source "$(dirname "$0")/common.sh"
+
+mode=default
+case ${1:-} in
+  "") ;;
+  --overlay-only) mode=overlay ;;
+  --each-prefix) mode=prefix ;;
+  *) die "usage: scripts/check.sh [--overlay-only | --each-prefix]" ;;
+esac
+
+"${REPO_ROOT}/scripts/fetch-source.sh" >/dev/null
+need_cmd git cmp
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+git clone -q --branch "$BASE_BRANCH" "$PRISTINE_DIR" "$tmp/tree"
+git -C "$tmp/tree" checkout -q -b check "$LLVM_TAG"
+apply_series "$tmp/tree"
+n=$(series_patches | wc -l)
+
+# 1. Overlay == pristine + series, file by file.
+bad=0
+declare -A in_series=()
+while IFS= read -r path; do
+  in_series[$path]=1
+  if [[ ! -f ${REPO_ROOT}/$path ]]; then
+    echo "overlay: $path is changed by the series but missing from the overlay" >&2
+    bad=1
+  elif ! cmp -s "${REPO_ROOT}/$path" "$tmp/tree/$path"; then
+    echo "overlay: $path differs from pristine + series" >&2
+    bad=1
+  fi
+done < <(git -C "$tmp/tree" diff --name-only --no-renames "$LLVM_TAG" HEAD)
+if [[ -d ${REPO_ROOT}/mlir ]]; then
+  while IFS= read -r path; do
+    [[ -n ${in_series[$path]:-} ]] || {
+      echo "overlay: $path is in the overlay but the series does not change it" >&2
+      bad=1
+    }
+  done < <(cd "$REPO_ROOT" && find mlir -type f | sort)
+fi
+((bad == 0)) || die "the overlay (mlir/) is out of sync with patches/; run scripts/export.sh from the working branch"
+note "overlay in sync: ${#in_series[@]} file(s), ${n} patch(es)"
+[[ $mode != overlay ]] || exit 0
+
+# 2. clang-format, patch by patch, on the lines each patch changes.
+CLANG_FORMAT=${CLANG_FORMAT:-$(command -v "clang-format-${LLVM_MAJOR}" || true)}
+[[ -x $CLANG_FORMAT ]] || die "clang-format-${LLVM_MAJOR} not found; run scripts/install-deps.sh"
+GIT_CLANG_FORMAT=${LLVM_PREFIX}/bin/git-clang-format
+[[ -x $GIT_CLANG_FORMAT ]] || die "${GIT_CLANG_FORMAT} not found (clang-format-${LLVM_MAJOR})"
+mapfile -t patches < <(series_patches)
+commits=($(git -C "$tmp/tree" rev-list --reverse "${LLVM_TAG}..HEAD"))
+fmt_bad=0
+for i in "${!commits[@]}"; do
+  c=${commits[$i]}
+  out=$(cd "$tmp/tree" && "$GIT_CLANG_FORMAT" --binary "$CLANG_FORMAT" --diff "$c~1" "$c" 2>&1 || true)
+  case $out in
+    "" | *"no modified files to format"* | *"did not modify any files"*) ;;
+    *)
+      echo "clang-format: ${patches[$i]} is not clang-format clean:" >&2
+      echo "$out" | sed 's/^/    /' >&2
+      fmt_bad=1
+      ;;
+  esac
+done
+((fmt_bad == 0)) || die "formatting: run git clang-format in the working branch and amend the patch named above"
+note "clang-format clean: ${n} patch(es)"
+[[ $mode == prefix ]] || exit 0
+
+# 3. Every prefix builds and passes the tests (bisectability).
+for ((k = 1; k <= n; k++)); do
+  note "prefix ${k}/${n}: ${patches[$((k - 1))]}"
+  start=$(date +%s)
+  SERIES_LIMIT=$k "${REPO_ROOT}/scripts/test.sh" >"${BUILD_DIR}/prefix-$k.log" 2>&1 || {
+    tail -20 "${BUILD_DIR}/prefix-$k.log" >&2
+    die "prefix ${k} (${patches[$((k - 1))]}) fails to build or test (log: build/prefix-$k.log)"
+  }
+  note "prefix ${k}: $(tail -1 "${BUILD_DIR}/prefix-$k.log") in $(($(date +%s) - start)) s"
+done
+# Leave build/ at the full series.
+"${REPO_ROOT}/scripts/apply.sh" >/dev/null
