@@ -69,9 +69,9 @@ apply_series() {
   while read -r p; do
     [[ -f ${REPO_ROOT}/patches/$p ]] || die "patches/series lists '$p' but patches/$p does not exist"
     if ! git -C "$repo" -c user.name=series -c user.email=series@localhost \
-      am -q --keep-cr "${REPO_ROOT}/patches/$p" >"$log" 2>&1; then
+      am -q --keep-cr --keep-non-patch "${REPO_ROOT}/patches/$p" >"$log" 2>&1; then
       git -C "$repo" am --abort >/dev/null 2>&1 || true
-      sed 's/^/    /' "$log" >&2
+      grep -E '^(error|Patch failed)' "$log" | sed 's/^/    /' >&2 || true
       rm -f "$log"
       die "patch $p does not apply (on top of the patches before it in patches/series)"
     fi
