@@ -1,0 +1,171 @@
+// RUN: mlir-opt %s --gpu-to-llvm | FileCheck %s
+// RUN: mlir-opt %s --gpu-to-llvm --reconcile-unrealized-casts \
+// RUN:   | mlir-translate --mlir-to-llvmir | FileCheck %s --check-prefix=LLVMIR
+
+// gpu.alloc, gpu.dealloc, gpu.memcpy and gpu.memset with any number of async
+// dependencies, and in their synchronous (token-less) forms.
+
+module attributes {gpu.container_module} {
+
+  // The first program of the Discourse thread "How to lower the combination
+  // of async gpu ops", verbatim: a copy with two dependencies, both on the
+  // stream of %0.
+  // CHECK-LABEL: llvm.func @memcpy_two_deps
+  // LLVMIR-LABEL: define void @memcpy_two_deps
+  func.func @memcpy_two_deps() {
+    %c2 = arith.constant 2 : index
+    // CHECK: %[[S:.*]] = llvm.call @mgpuStreamCreate()
+    %0 = gpu.wait async
+    // CHECK: llvm.call @mgpuMemAlloc({{.*}}, %[[S]], {{.*}})
+    %1, %2 = gpu.alloc async [%0] (%c2) : memref<?xf32>
+    // CHECK: llvm.call @mgpuMemAlloc({{.*}}, %[[S]], {{.*}})
+    %5, %6 = gpu.alloc async [%0] (%c2) : memref<?xf32>
+    // CHECK-NOT: llvm.call @mgpuEventCreate
+    // CHECK: llvm.call @mgpuMemcpy({{.*}}, {{.*}}, {{.*}}, %[[S]])
+    %7 = gpu.memcpy async [%2, %6] %1, %5 : memref<?xf32>, memref<?xf32>
+    // CHECK: llvm.call @mgpuMemFree({{.*}}, %[[S]])
+    %3 = gpu.dealloc async [%2] %1 : memref<?xf32>
+    // CHECK: llvm.call @mgpuMemFree({{.*}}, %[[S]])
+    %4 = gpu.dealloc async [%6] %5 : memref<?xf32>
+    // CHECK: llvm.call @mgpuStreamSynchronize(%[[S]])
+    gpu.wait [%3]
+    // CHECK-NOT: gpu.
+    // LLVMIR: call void @mgpuMemcpy
+    return
+  }
+
+  // The same copy with its inputs allocated on two streams: the copy runs on
+  // the first and waits for an event recorded on the second.
+  // CHECK-LABEL: llvm.func @memcpy_two_streams
+  func.func @memcpy_two_streams() {
+    %c2 = arith.constant 2 : index
+    // CHECK: %[[S0:.*]] = llvm.call @mgpuStreamCreate()
+    %0 = gpu.wait async
+    // CHECK: llvm.call @mgpuMemAlloc({{.*}}, %[[S0]], {{.*}})
+    %1, %2 = gpu.alloc async [%0] (%c2) : memref<?xf32>
+    // CHECK: %[[S1:.*]] = llvm.call @mgpuStreamCreate()
+    %3 = gpu.wait async
+    // CHECK: llvm.call @mgpuMemAlloc({{.*}}, %[[S1]], {{.*}})
+    // CHECK: %[[E:.*]] = llvm.call @mgpuEventCreate()
+    // CHECK: llvm.call @mgpuEventRecord(%[[E]], %[[S1]])
+    %5, %6 = gpu.alloc async [%3] (%c2) : memref<?xf32>
+    // CHECK-NOT: llvm.call @mgpuStreamCreate
+    // CHECK: llvm.call @mgpuStreamWaitEvent(%[[S0]], %[[E]])
+    // CHECK: llvm.call @mgpuEventDestroy(%[[E]])
+    // CHECK: llvm.call @mgpuMemcpy({{.*}}, {{.*}}, {{.*}}, %[[S0]])
+    %7 = gpu.memcpy async [%2, %6] %1, %5 : memref<?xf32>, memref<?xf32>
+    // CHECK: llvm.call @mgpuMemFree({{.*}}, %[[S0]])
+    %8 = gpu.dealloc async [%7] %1 : memref<?xf32>
+    gpu.wait [%8]
+    return
+  }
+
+  // The second program of that thread: -gpu-async-region's output, where the
+  // dealloc depends on the copy and on the allocation's token.
+  // CHECK-LABEL: llvm.func @dealloc_two_deps
+  // LLVMIR-LABEL: define void @dealloc_two_deps
+  func.func @dealloc_two_deps() {
+    %c2 = arith.constant 2 : index
+    %alloca = memref.alloca(%c2) : memref<?xf32>
+    // CHECK: %[[S:.*]] = llvm.call @mgpuStreamCreate()
+    %0 = gpu.wait async
+    %memref, %asyncToken = gpu.alloc async [%0] (%c2) : memref<?xf32>
+    // CHECK: llvm.call @mgpuMemcpy({{.*}}, {{.*}}, {{.*}}, %[[S]])
+    %1 = gpu.memcpy async [%asyncToken] %memref, %alloca : memref<?xf32>, memref<?xf32>
+    // Both dependencies are the same stream: no event.
+    // CHECK-NOT: llvm.call @mgpuEventCreate
+    // CHECK: llvm.call @mgpuMemFree({{.*}}, %[[S]])
+    %2 = gpu.dealloc async [%1, %asyncToken] %memref : memref<?xf32>
+    // CHECK: llvm.call @mgpuStreamSynchronize(%[[S]])
+    // CHECK: llvm.call @mgpuStreamDestroy(%[[S]])
+    gpu.wait [%2]
+    // LLVMIR: call void @mgpuMemFree
+    return
+  }
+
+  // Zero dependencies on an async op: a new stream.
+  // CHECK-LABEL: llvm.func @memset_no_deps
+  func.func @memset_no_deps(%dst : memref<16xi32>, %value : i32) {
+    // CHECK: %[[S:.*]] = llvm.call @mgpuStreamCreate()
+    // CHECK-NEXT: llvm.call @mgpuMemset32({{.*}}, {{.*}}, {{.*}}, %[[S]])
+    // CHECK-NOT: llvm.call @mgpuStreamSynchronize
+    %t = gpu.memset async %dst, %value : memref<16xi32>, i32
+    // CHECK: llvm.call @mgpuStreamSynchronize(%[[S]])
+    gpu.wait [%t]
+    return
+  }
+
+  // Three dependencies: two event sequences on the first stream.
+  // CHECK-LABEL: llvm.func @memset_three_deps
+  func.func @memset_three_deps(%dst : memref<16xf16>, %value : f16) {
+    // CHECK-COUNT-3: llvm.call @mgpuStreamCreate()
+    %t0 = gpu.wait async
+    %t1 = gpu.wait async
+    %t2 = gpu.wait async
+    // CHECK-NOT: llvm.call @mgpuStreamCreate
+    // CHECK-COUNT-2: llvm.call @mgpuStreamWaitEvent
+    // CHECK-NOT: llvm.call @mgpuStreamCreate
+    // CHECK: llvm.call @mgpuMemset16
+    %t3 = gpu.memset async [%t0, %t1, %t2] %dst, %value : memref<16xf16>, f16
+    gpu.wait [%t3]
+    return
+  }
+
+  // Token-less forms run on a stream of their own: stream, op, synchronize,
+  // destroy.
+  // CHECK-LABEL: llvm.func @sync_forms
+  // LLVMIR-LABEL: define void @sync_forms
+  func.func @sync_forms(%host : memref<16xf32>, %value : f32) {
+    // CHECK: %[[S0:.*]] = llvm.call @mgpuStreamCreate()
+    // CHECK: llvm.call @mgpuMemAlloc({{.*}}, %[[S0]], {{.*}})
+    // CHECK: llvm.call @mgpuStreamSynchronize(%[[S0]])
+    // CHECK-NEXT: llvm.call @mgpuStreamDestroy(%[[S0]])
+    %dev = gpu.alloc () : memref<16xf32>
+    // CHECK: %[[S1:.*]] = llvm.call @mgpuStreamCreate()
+    // CHECK-NEXT: llvm.call @mgpuMemset32({{.*}}, {{.*}}, {{.*}}, %[[S1]])
+    // CHECK-NEXT: llvm.call @mgpuStreamSynchronize(%[[S1]])
+    // CHECK-NEXT: llvm.call @mgpuStreamDestroy(%[[S1]])
+    gpu.memset %dev, %value : memref<16xf32>, f32
+    // CHECK: %[[S2:.*]] = llvm.call @mgpuStreamCreate()
+    // CHECK-NEXT: llvm.call @mgpuMemcpy({{.*}}, {{.*}}, {{.*}}, %[[S2]])
+    // CHECK-NEXT: llvm.call @mgpuStreamSynchronize(%[[S2]])
+    // CHECK-NEXT: llvm.call @mgpuStreamDestroy(%[[S2]])
+    gpu.memcpy %host, %dev : memref<16xf32>, memref<16xf32>
+    // CHECK: %[[S3:.*]] = llvm.call @mgpuStreamCreate()
+    // CHECK-NEXT: llvm.call @mgpuMemFree({{.*}}, %[[S3]])
+    // CHECK-NEXT: llvm.call @mgpuStreamSynchronize(%[[S3]])
+    // CHECK-NEXT: llvm.call @mgpuStreamDestroy(%[[S3]])
+    gpu.dealloc %dev : memref<16xf32>
+    // CHECK-NOT: gpu.
+    // LLVMIR-COUNT-4: call void @mgpuStreamDestroy
+    return
+  }
+
+  // A token-less op with dependencies: its own stream waits for them.
+  // CHECK-LABEL: llvm.func @sync_with_deps
+  func.func @sync_with_deps(%host : memref<16xf32>, %dev : memref<16xf32>) {
+    // CHECK: %[[S0:.*]] = llvm.call @mgpuStreamCreate()
+    // CHECK: %[[E:.*]] = llvm.call @mgpuEventCreate()
+    // CHECK: llvm.call @mgpuEventRecord(%[[E]], %[[S0]])
+    %t0 = gpu.wait async
+    // CHECK: %[[S:.*]] = llvm.call @mgpuStreamCreate()
+    // CHECK-NEXT: llvm.call @mgpuStreamWaitEvent(%[[S]], %[[E]])
+    // CHECK-NEXT: llvm.call @mgpuEventDestroy(%[[E]])
+    // CHECK-NEXT: llvm.call @mgpuMemcpy({{.*}}, {{.*}}, {{.*}}, %[[S]])
+    // CHECK-NEXT: llvm.call @mgpuStreamSynchronize(%[[S]])
+    // CHECK-NEXT: llvm.call @mgpuStreamDestroy(%[[S]])
+    gpu.memcpy [%t0] %host, %dev : memref<16xf32>, memref<16xf32>
+    gpu.wait [%t0]
+    return
+  }
+
+  // Host-shared allocations stay synchronous and need no stream.
+  // CHECK-LABEL: llvm.func @host_shared
+  func.func @host_shared() -> memref<16xf32> {
+    // CHECK-NOT: llvm.call @mgpuStreamCreate
+    // CHECK: llvm.call @mgpuMemAlloc
+    // CHECK-NOT: llvm.call @mgpuStream
+    %m = gpu.alloc host_shared () : memref<16xf32>
+    return %m : memref<16xf32>
+  }
+}
