@@ -38,6 +38,7 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 #define DEBUG_TYPE "gpu-to-llvm"
 
@@ -65,8 +66,8 @@ template <typename OpTy>
 class ConvertOpToGpuRuntimeCallPattern : public ConvertOpToLLVMPattern<OpTy> {
 public:
   explicit ConvertOpToGpuRuntimeCallPattern(
-      const LLVMTypeConverter &typeConverter)
-      : ConvertOpToLLVMPattern<OpTy>(typeConverter) {}
+      const LLVMTypeConverter &typeConverter, PatternBenefit benefit = 1)
+      : ConvertOpToLLVMPattern<OpTy>(typeConverter, benefit) {}
 
 protected:
   Value getNumElements(ConversionPatternRewriter &rewriter, Location loc,
@@ -420,9 +421,13 @@ private:
 class ConvertAsyncYieldToGpuRuntimeCallPattern
     : public ConvertOpToGpuRuntimeCallPattern<async::YieldOp> {
 public:
+  // The async dialect's structural type conversion also matches async.yield
+  // and would pass the stream on unchanged. This pattern must win whatever
+  // the order in which patterns were added.
   ConvertAsyncYieldToGpuRuntimeCallPattern(
       const LLVMTypeConverter &typeConverter)
-      : ConvertOpToGpuRuntimeCallPattern<async::YieldOp>(typeConverter) {}
+      : ConvertOpToGpuRuntimeCallPattern<async::YieldOp>(typeConverter,
+                                                         /*benefit=*/2) {}
 
 private:
   LogicalResult
@@ -562,6 +567,58 @@ DECLARE_CONVERT_OP_TO_GPU_RUNTIME_CALL_PATTERN(SetCsrPointersOp)
 
 } // namespace
 
+/// Emits an error on each host-side GPU op that -gpu-to-llvm cannot lower,
+/// saying why. What it does not catch is still reported by the conversion
+/// itself ("failed to legalize operation"), since every host-side GPU op is
+/// illegal after the pass.
+static LogicalResult checkLowerableGpuOps(Operation *root,
+                                          const LLVMTypeConverter &converter) {
+  auto checkMemRef = [&](Operation *op, Type type) -> LogicalResult {
+    auto memRefType = dyn_cast<MemRefType>(type);
+    if (!memRefType)
+      return success();
+    if (!memRefType.getLayout().isIdentity())
+      return op->emitOpError("cannot be lowered to GPU runtime calls: memref ")
+             << memRefType << " does not have an identity layout";
+    if (!converter.convertType(memRefType))
+      return op->emitOpError("cannot be lowered to GPU runtime calls: memref ")
+             << memRefType << " has no LLVM type";
+    return success();
+  };
+  WalkResult result = root->walk([&](Operation *op) -> WalkResult {
+    if (isa<gpu::GPUModuleOp>(op))
+      return WalkResult::skip();
+    return TypeSwitch<Operation *, LogicalResult>(op)
+        .Case([&](gpu::LaunchOp launch) -> LogicalResult {
+          return launch.emitOpError(
+              "cannot be lowered to GPU runtime calls: outline it into a "
+              "gpu.func first (-gpu-kernel-outlining)");
+        })
+        .Case([&](gpu::AllocOp alloc) -> LogicalResult {
+          if (alloc.getHostShared() && alloc.getAsyncToken())
+            return alloc.emitOpError(
+                "cannot be lowered to GPU runtime calls: a host-shared "
+                "allocation cannot be async");
+          return checkMemRef(alloc, alloc.getType());
+        })
+        .Case([&](gpu::MemcpyOp memcpy) -> LogicalResult {
+          return checkMemRef(memcpy, memcpy.getSrc().getType());
+        })
+        .Case([&](gpu::MemsetOp memset) -> LogicalResult {
+          Type valueType = memset.getValue().getType();
+          if (!valueType.isIntOrFloat() ||
+              (valueType.getIntOrFloatBitWidth() != 16 &&
+               valueType.getIntOrFloatBitWidth() != 32))
+            return memset.emitOpError(
+                "cannot be lowered to GPU runtime calls: the value must be a "
+                "16- or 32-bit integer or float");
+          return checkMemRef(memset, memset.getDst().getType());
+        })
+        .Default([](Operation *) -> LogicalResult { return success(); });
+  });
+  return failure(result.wasInterrupted());
+}
+
 void GpuToLLVMConversionPass::runOnOperation() {
   MLIRContext *context = &getContext();
 
@@ -594,6 +651,19 @@ void GpuToLLVMConversionPass::runOnOperation() {
     iface->populateConvertToLLVMConversionPatterns(target, converter, patterns);
   }
 
+  if (failed(checkLowerableGpuOps(getOperation(), converter)))
+    return signalPassFailure();
+
+  // The host-side GPU ops this pass lowers to runtime calls (the async ops,
+  // host registration, device selection; gpu.launch must have been outlined)
+  // are illegal: one that is left is an error, not silently kept. Other GPU
+  // ops stay legal (e.g. gpu.warp_execute_on_lane_0, whose body is lowered).
+  target.addDynamicallyLegalDialect<gpu::GPUDialect>([](Operation *op) {
+    if (op->getParentOfType<gpu::GPUModuleOp>())
+      return true;
+    return !isa<gpu::AsyncOpInterface, gpu::HostRegisterOp,
+                gpu::HostUnregisterOp, gpu::SetDefaultDeviceOp>(op);
+  });
   // Preserve GPU modules and binaries. Modules are preserved as they can be
   // converted later by `gpu-module-to-binary`.
   target.addLegalOp<gpu::GPUModuleOp, gpu::BinaryOp>();
@@ -732,19 +802,6 @@ static LogicalResult areAllLLVMTypes(Operation *op, ValueRange operands,
       }))
     return rewriter.notifyMatchFailure(
         op, "Cannot convert if operands aren't of LLVM type.");
-  return success();
-}
-
-static LogicalResult
-isAsyncWithOneDependency(ConversionPatternRewriter &rewriter,
-                         gpu::AsyncOpInterface op) {
-  if (op.getAsyncDependencies().size() != 1)
-    return rewriter.notifyMatchFailure(
-        op, "Can only convert with exactly one async dependency.");
-
-  if (!op.getAsyncToken())
-    return rewriter.notifyMatchFailure(op, "Can convert only async version.");
-
   return success();
 }
 
@@ -1247,11 +1304,11 @@ static Value genConstFloat32From(OpBuilder &builder, Location loc, T tValue) {
 LogicalResult ConvertCreateDnTensorOpToGpuRuntimeCallPattern::matchAndRewrite(
     gpu::CreateDnTensorOp op, OpAdaptor adaptor,
     ConversionPatternRewriter &rewriter) const {
-  if (failed(areAllLLVMTypes(op, adaptor.getOperands(), rewriter)) ||
-      failed(isAsyncWithOneDependency(rewriter, op)))
+  if (failed(areAllLLVMTypes(op, adaptor.getOperands(), rewriter)))
     return failure();
   Location loc = op.getLoc();
-  auto stream = adaptor.getAsyncDependencies().front();
+  Value stream =
+      getStreamForAsyncOp(op, adaptor.getAsyncDependencies(), rewriter);
   Value pTensor =
       MemRefDescriptor(adaptor.getMemref()).allocatedPtr(rewriter, loc);
   Type dType = op.getMemref().getType().getElementType();
@@ -1293,18 +1350,18 @@ LogicalResult ConvertCreateDnTensorOpToGpuRuntimeCallPattern::matchAndRewrite(
                  .create(loc, rewriter, {dims[0], pTensor, dtp, stream})
                  .getResult();
   }
-  rewriter.replaceOp(op, {handle, stream});
+  replaceAsyncOp(op, stream, {handle}, rewriter);
   return success();
 }
 
 LogicalResult ConvertDestroyDnTensorOpToGpuRuntimeCallPattern::matchAndRewrite(
     gpu::DestroyDnTensorOp op, OpAdaptor adaptor,
     ConversionPatternRewriter &rewriter) const {
-  if (failed(areAllLLVMTypes(op, adaptor.getOperands(), rewriter)) ||
-      failed(isAsyncWithOneDependency(rewriter, op)))
+  if (failed(areAllLLVMTypes(op, adaptor.getOperands(), rewriter)))
     return failure();
   Location loc = op.getLoc();
-  auto stream = adaptor.getAsyncDependencies().front();
+  Value stream =
+      getStreamForAsyncOp(op, adaptor.getAsyncDependencies(), rewriter);
   auto definingOp = op.getDnTensor().getDefiningOp<gpu::CreateDnTensorOp>();
   SmallVector<Value, 4> dims;
   for (Value dim : definingOp.getDims()) {
@@ -1325,18 +1382,18 @@ LogicalResult ConvertDestroyDnTensorOpToGpuRuntimeCallPattern::matchAndRewrite(
     destroyDnVecCallBuilder.create(loc, rewriter,
                                    {adaptor.getDnTensor(), stream});
   }
-  rewriter.replaceOp(op, {stream});
+  replaceAsyncOp(op, stream, {}, rewriter);
   return success();
 }
 
 LogicalResult ConvertCreateCooOpToGpuRuntimeCallPattern::matchAndRewrite(
     gpu::CreateCooOp op, OpAdaptor adaptor,
     ConversionPatternRewriter &rewriter) const {
-  if (failed(areAllLLVMTypes(op, adaptor.getOperands(), rewriter)) ||
-      failed(isAsyncWithOneDependency(rewriter, op)))
+  if (failed(areAllLLVMTypes(op, adaptor.getOperands(), rewriter)))
     return failure();
   Location loc = op.getLoc();
-  auto stream = adaptor.getAsyncDependencies().front();
+  Value stream =
+      getStreamForAsyncOp(op, adaptor.getAsyncDependencies(), rewriter);
   Value pRowIdxs =
       MemRefDescriptor(adaptor.getRowIdxs()).allocatedPtr(rewriter, loc);
   Value pColIdxs =
@@ -1355,18 +1412,18 @@ LogicalResult ConvertCreateCooOpToGpuRuntimeCallPattern::matchAndRewrite(
                   {adaptor.getRows(), adaptor.getCols(), adaptor.getNnz(),
                    pRowIdxs, pColIdxs, pValues, itp, dtp, stream})
           .getResult();
-  rewriter.replaceOp(op, {handle, stream});
+  replaceAsyncOp(op, stream, {handle}, rewriter);
   return success();
 }
 
 LogicalResult ConvertCreateCooAoSOpToGpuRuntimeCallPattern::matchAndRewrite(
     gpu::CreateCooAoSOp op, OpAdaptor adaptor,
     ConversionPatternRewriter &rewriter) const {
-  if (failed(areAllLLVMTypes(op, adaptor.getOperands(), rewriter)) ||
-      failed(isAsyncWithOneDependency(rewriter, op)))
+  if (failed(areAllLLVMTypes(op, adaptor.getOperands(), rewriter)))
     return failure();
   Location loc = op.getLoc();
-  auto stream = adaptor.getAsyncDependencies().front();
+  Value stream =
+      getStreamForAsyncOp(op, adaptor.getAsyncDependencies(), rewriter);
   Value pIdxs = MemRefDescriptor(adaptor.getIdxs()).allocatedPtr(rewriter, loc);
   Value pValues =
       MemRefDescriptor(adaptor.getValues()).allocatedPtr(rewriter, loc);
@@ -1381,18 +1438,18 @@ LogicalResult ConvertCreateCooAoSOpToGpuRuntimeCallPattern::matchAndRewrite(
                   {adaptor.getRows(), adaptor.getCols(), adaptor.getNnz(),
                    pIdxs, pValues, itp, dtp, stream})
           .getResult();
-  rewriter.replaceOp(op, {handle, stream});
+  replaceAsyncOp(op, stream, {handle}, rewriter);
   return success();
 }
 
 LogicalResult ConvertCreateCsrOpToGpuRuntimeCallPattern::matchAndRewrite(
     gpu::CreateCsrOp op, OpAdaptor adaptor,
     ConversionPatternRewriter &rewriter) const {
-  if (failed(areAllLLVMTypes(op, adaptor.getOperands(), rewriter)) ||
-      failed(isAsyncWithOneDependency(rewriter, op)))
+  if (failed(areAllLLVMTypes(op, adaptor.getOperands(), rewriter)))
     return failure();
   Location loc = op.getLoc();
-  auto stream = adaptor.getAsyncDependencies().front();
+  Value stream =
+      getStreamForAsyncOp(op, adaptor.getAsyncDependencies(), rewriter);
   Value pRowPos =
       MemRefDescriptor(adaptor.getRowPos()).allocatedPtr(rewriter, loc);
   Value pColIdxs =
@@ -1414,18 +1471,18 @@ LogicalResult ConvertCreateCsrOpToGpuRuntimeCallPattern::matchAndRewrite(
                   {adaptor.getRows(), adaptor.getCols(), adaptor.getNnz(),
                    pRowPos, pColIdxs, pValues, ptp, itp, dtp, stream})
           .getResult();
-  rewriter.replaceOp(op, {handle, stream});
+  replaceAsyncOp(op, stream, {handle}, rewriter);
   return success();
 }
 
 LogicalResult ConvertCreate2To4SpMatOpToGpuRuntimeCallPattern::matchAndRewrite(
     gpu::Create2To4SpMatOp op, OpAdaptor adaptor,
     ConversionPatternRewriter &rewriter) const {
-  if (failed(areAllLLVMTypes(op, adaptor.getOperands(), rewriter)) ||
-      failed(isAsyncWithOneDependency(rewriter, op)))
+  if (failed(areAllLLVMTypes(op, adaptor.getOperands(), rewriter)))
     return failure();
   Location loc = op.getLoc();
-  auto stream = adaptor.getAsyncDependencies().front();
+  Value stream =
+      getStreamForAsyncOp(op, adaptor.getAsyncDependencies(), rewriter);
   Value pMat =
       MemRefDescriptor(adaptor.getMemref()).allocatedPtr(rewriter, loc);
   Type dType =
@@ -1443,18 +1500,18 @@ LogicalResult ConvertCreate2To4SpMatOpToGpuRuntimeCallPattern::matchAndRewrite(
       .create(loc, rewriter,
               {handle, adaptor.getRows(), adaptor.getCols(), pMat, dtp, stream})
       .getResult();
-  rewriter.replaceOp(op, {handle, stream});
+  replaceAsyncOp(op, stream, {handle}, rewriter);
   return success();
 }
 
 LogicalResult ConvertDestroySpMatOpToGpuRuntimeCallPattern::matchAndRewrite(
     gpu::DestroySpMatOp op, OpAdaptor adaptor,
     ConversionPatternRewriter &rewriter) const {
-  if (failed(areAllLLVMTypes(op, adaptor.getOperands(), rewriter)) ||
-      failed(isAsyncWithOneDependency(rewriter, op)))
+  if (failed(areAllLLVMTypes(op, adaptor.getOperands(), rewriter)))
     return failure();
   Location loc = op.getLoc();
-  auto stream = adaptor.getAsyncDependencies().front();
+  Value stream =
+      getStreamForAsyncOp(op, adaptor.getAsyncDependencies(), rewriter);
   // Use the cusparseLt destroy call if the spmat is 2:4 sparsity
   if (is2To4Sparsity(op.getSpmat())) {
     destroyCuSparseLtSpMatBuilder.create(loc, rewriter,
@@ -1463,60 +1520,60 @@ LogicalResult ConvertDestroySpMatOpToGpuRuntimeCallPattern::matchAndRewrite(
   } else {
     destroySpMatCallBuilder.create(loc, rewriter, {adaptor.getSpmat(), stream});
   }
-  rewriter.replaceOp(op, {stream});
+  replaceAsyncOp(op, stream, {}, rewriter);
   return success();
 }
 
 LogicalResult ConvertSpMVBufferSizeOpToGpuRuntimeCallPattern::matchAndRewrite(
     gpu::SpMVBufferSizeOp op, OpAdaptor adaptor,
     ConversionPatternRewriter &rewriter) const {
-  if (failed(areAllLLVMTypes(op, adaptor.getOperands(), rewriter)) ||
-      failed(isAsyncWithOneDependency(rewriter, op)))
+  if (failed(areAllLLVMTypes(op, adaptor.getOperands(), rewriter)))
     return failure();
   Location loc = op.getLoc();
   auto modeA = genConstInt32From(rewriter, loc, op.getModeA());
   auto computeType = genConstInt32From(
       rewriter, loc, getCuSparseDataTypeFrom(adaptor.getComputeType()));
-  auto stream = adaptor.getAsyncDependencies().front();
+  Value stream =
+      getStreamForAsyncOp(op, adaptor.getAsyncDependencies(), rewriter);
   auto bufferSize = spMVBufferSizeCallBuilder
                         .create(loc, rewriter,
                                 {modeA, adaptor.getSpmatA(), adaptor.getDnX(),
                                  adaptor.getDnY(), computeType, stream})
                         .getResult();
-  rewriter.replaceOp(op, {bufferSize, stream});
+  replaceAsyncOp(op, stream, {bufferSize}, rewriter);
   return success();
 }
 
 LogicalResult ConvertSpMVOpToGpuRuntimeCallPattern::matchAndRewrite(
     gpu::SpMVOp op, OpAdaptor adaptor,
     ConversionPatternRewriter &rewriter) const {
-  if (failed(areAllLLVMTypes(op, adaptor.getOperands(), rewriter)) ||
-      failed(isAsyncWithOneDependency(rewriter, op)))
+  if (failed(areAllLLVMTypes(op, adaptor.getOperands(), rewriter)))
     return failure();
   Location loc = op.getLoc();
   auto modeA = genConstInt32From(rewriter, loc, adaptor.getModeA());
   auto computeType = genConstInt32From(
       rewriter, loc, getCuSparseDataTypeFrom(adaptor.getComputeType()));
-  auto stream = adaptor.getAsyncDependencies().front();
+  Value stream =
+      getStreamForAsyncOp(op, adaptor.getAsyncDependencies(), rewriter);
   Value pBuf =
       MemRefDescriptor(adaptor.getBuffer()).allocatedPtr(rewriter, loc);
   spMVCallBuilder.create(loc, rewriter,
                          {modeA, adaptor.getSpmatA(), adaptor.getDnX(),
                           adaptor.getDnY(), computeType, pBuf, stream});
-  rewriter.replaceOp(op, {stream});
+  replaceAsyncOp(op, stream, {}, rewriter);
   return success();
 }
 
 LogicalResult ConvertSpMMBufferSizeOpToGpuRuntimeCallPattern::matchAndRewrite(
     gpu::SpMMBufferSizeOp op, OpAdaptor adaptor,
     ConversionPatternRewriter &rewriter) const {
-  if (failed(areAllLLVMTypes(op, adaptor.getOperands(), rewriter)) ||
-      failed(isAsyncWithOneDependency(rewriter, op)))
+  if (failed(areAllLLVMTypes(op, adaptor.getOperands(), rewriter)))
     return failure();
   Location loc = op.getLoc();
   auto modeA = genConstInt32From(rewriter, loc, adaptor.getModeA());
   auto modeB = genConstInt32From(rewriter, loc, adaptor.getModeB());
-  auto stream = adaptor.getAsyncDependencies().front();
+  Value stream =
+      getStreamForAsyncOp(op, adaptor.getAsyncDependencies(), rewriter);
   Value bufferSize;
   if (is2To4Sparsity(op.getSpmatA())) {
     auto pruneFlag =
@@ -1550,7 +1607,8 @@ LogicalResult ConvertSpMMBufferSizeOpToGpuRuntimeCallPattern::matchAndRewrite(
     auto bufferSize2 =
         LLVM::LoadOp::create(rewriter, loc, llvmInt64Type, bufferSizePtr2);
 
-    rewriter.replaceOp(op, {bufferSize0, bufferSize1, bufferSize2, stream});
+    replaceAsyncOp(op, stream, {bufferSize0, bufferSize1, bufferSize2},
+                   rewriter);
   } else {
     auto computeType = genConstInt32From(
         rewriter, loc, getCuSparseDataTypeFrom(adaptor.getComputeType()));
@@ -1560,7 +1618,7 @@ LogicalResult ConvertSpMMBufferSizeOpToGpuRuntimeCallPattern::matchAndRewrite(
                     {modeA, modeB, adaptor.getSpmatA(), adaptor.getDnmatB(),
                      adaptor.getDnmatC(), computeType, stream})
             .getResult();
-    rewriter.replaceOp(op, {bufferSize, stream});
+    replaceAsyncOp(op, stream, {bufferSize}, rewriter);
   }
   return success();
 }
@@ -1568,30 +1626,29 @@ LogicalResult ConvertSpMMBufferSizeOpToGpuRuntimeCallPattern::matchAndRewrite(
 LogicalResult ConvertSDDMMBufferSizeOpToGpuRuntimeCallPattern::matchAndRewrite(
     gpu::SDDMMBufferSizeOp op, OpAdaptor adaptor,
     ConversionPatternRewriter &rewriter) const {
-  if (failed(areAllLLVMTypes(op, adaptor.getOperands(), rewriter)) ||
-      failed(isAsyncWithOneDependency(rewriter, op)))
+  if (failed(areAllLLVMTypes(op, adaptor.getOperands(), rewriter)))
     return failure();
   Location loc = op.getLoc();
   auto modeA = genConstInt32From(rewriter, loc, adaptor.getModeA());
   auto modeB = genConstInt32From(rewriter, loc, adaptor.getModeB());
   auto computeType = genConstInt32From(
       rewriter, loc, getCuSparseDataTypeFrom(adaptor.getComputeType()));
-  auto stream = adaptor.getAsyncDependencies().front();
+  Value stream =
+      getStreamForAsyncOp(op, adaptor.getAsyncDependencies(), rewriter);
   auto bufferSize =
       createSDDMMBufferSizeCallBuilder
           .create(loc, rewriter,
                   {modeA, modeB, adaptor.getDnmatA(), adaptor.getDnmatB(),
                    adaptor.getSpmatC(), computeType, stream})
           .getResult();
-  rewriter.replaceOp(op, {bufferSize, stream});
+  replaceAsyncOp(op, stream, {bufferSize}, rewriter);
   return success();
 }
 
 LogicalResult ConvertSpMMOpToGpuRuntimeCallPattern::matchAndRewrite(
     gpu::SpMMOp op, OpAdaptor adaptor,
     ConversionPatternRewriter &rewriter) const {
-  if (failed(areAllLLVMTypes(op, adaptor.getOperands(), rewriter)) ||
-      failed(isAsyncWithOneDependency(rewriter, op)))
+  if (failed(areAllLLVMTypes(op, adaptor.getOperands(), rewriter)))
     return failure();
   Location loc = op.getLoc();
   auto modeA = genConstInt32From(rewriter, loc, adaptor.getModeA());
@@ -1599,7 +1656,8 @@ LogicalResult ConvertSpMMOpToGpuRuntimeCallPattern::matchAndRewrite(
   auto computeType = genConstInt32From(
       rewriter, loc, getCuSparseDataTypeFrom(adaptor.getComputeType()));
 
-  auto stream = adaptor.getAsyncDependencies().front();
+  Value stream =
+      getStreamForAsyncOp(op, adaptor.getAsyncDependencies(), rewriter);
 
   // Lower to cusparseLt if applicable
   if (is2To4Sparsity(op.getSpmatA())) {
@@ -1620,7 +1678,7 @@ LogicalResult ConvertSpMMOpToGpuRuntimeCallPattern::matchAndRewrite(
                                   adaptor.getDnmatB(), adaptor.getDnmatC(),
                                   computeType, pBuf, stream});
   }
-  rewriter.replaceOp(op, {stream});
+  replaceAsyncOp(op, stream, {}, rewriter);
   return success();
 }
 
@@ -1634,22 +1692,22 @@ static void addOpaquePointerConversion(LLVMTypeConverter &converter) {
 LogicalResult ConvertSDDMMOpToGpuRuntimeCallPattern::matchAndRewrite(
     gpu::SDDMMOp op, OpAdaptor adaptor,
     ConversionPatternRewriter &rewriter) const {
-  if (failed(areAllLLVMTypes(op, adaptor.getOperands(), rewriter)) ||
-      failed(isAsyncWithOneDependency(rewriter, op)))
+  if (failed(areAllLLVMTypes(op, adaptor.getOperands(), rewriter)))
     return failure();
   Location loc = op.getLoc();
   auto computeType = genConstInt32From(
       rewriter, loc, getCuSparseDataTypeFrom(adaptor.getComputeType()));
   auto modeA = genConstInt32From(rewriter, loc, adaptor.getModeA());
   auto modeB = genConstInt32From(rewriter, loc, adaptor.getModeB());
-  auto stream = adaptor.getAsyncDependencies().front();
+  Value stream =
+      getStreamForAsyncOp(op, adaptor.getAsyncDependencies(), rewriter);
   Value pBuf =
       MemRefDescriptor(adaptor.getBuffer()).allocatedPtr(rewriter, loc);
   createSDDMMCallBuilder.create(loc, rewriter,
                                 {modeA, modeB, adaptor.getDnmatA(),
                                  adaptor.getDnmatB(), adaptor.getSpmatC(),
                                  computeType, pBuf, stream});
-  rewriter.replaceOp(op, {stream});
+  replaceAsyncOp(op, stream, {}, rewriter);
   return success();
 }
 
@@ -1657,14 +1715,14 @@ LogicalResult
 ConvertSpGEMMCreateDescrOpToGpuRuntimeCallPattern::matchAndRewrite(
     gpu::SpGEMMCreateDescrOp op, OpAdaptor adaptor,
     ConversionPatternRewriter &rewriter) const {
-  if (failed(areAllLLVMTypes(op, adaptor.getOperands(), rewriter)) ||
-      failed(isAsyncWithOneDependency(rewriter, op)))
+  if (failed(areAllLLVMTypes(op, adaptor.getOperands(), rewriter)))
     return failure();
   Location loc = op.getLoc();
-  auto stream = adaptor.getAsyncDependencies().front();
+  Value stream =
+      getStreamForAsyncOp(op, adaptor.getAsyncDependencies(), rewriter);
   Value descr = createSpGEMMCreateDescrBuilder.create(loc, rewriter, {stream})
                     .getResult();
-  rewriter.replaceOp(op, {descr, stream});
+  replaceAsyncOp(op, stream, {descr}, rewriter);
   return success();
 }
 
@@ -1672,14 +1730,14 @@ LogicalResult
 ConvertSpGEMMDestroyDescrOpToGpuRuntimeCallPattern::matchAndRewrite(
     gpu::SpGEMMDestroyDescrOp op, OpAdaptor adaptor,
     ConversionPatternRewriter &rewriter) const {
-  if (failed(areAllLLVMTypes(op, adaptor.getOperands(), rewriter)) ||
-      failed(isAsyncWithOneDependency(rewriter, op)))
+  if (failed(areAllLLVMTypes(op, adaptor.getOperands(), rewriter)))
     return failure();
   Location loc = op.getLoc();
-  auto stream = adaptor.getAsyncDependencies().front();
+  Value stream =
+      getStreamForAsyncOp(op, adaptor.getAsyncDependencies(), rewriter);
   createSpGEMMDestroyDescrBuilder.create(loc, rewriter,
                                          {adaptor.getDesc(), stream});
-  rewriter.replaceOp(op, {stream});
+  replaceAsyncOp(op, stream, {}, rewriter);
   return success();
 }
 
@@ -1687,15 +1745,15 @@ LogicalResult
 ConvertSpGEMMWorkEstimationOrComputeOpToGpuRuntimeCallPattern::matchAndRewrite(
     gpu::SpGEMMWorkEstimationOrComputeOp op, OpAdaptor adaptor,
     ConversionPatternRewriter &rewriter) const {
-  if (failed(areAllLLVMTypes(op, adaptor.getOperands(), rewriter)) ||
-      failed(isAsyncWithOneDependency(rewriter, op)))
+  if (failed(areAllLLVMTypes(op, adaptor.getOperands(), rewriter)))
     return failure();
   Location loc = op.getLoc();
   auto computeType = genConstInt32From(
       rewriter, loc, getCuSparseDataTypeFrom(adaptor.getComputeType()));
   auto modeA = genConstInt32From(rewriter, loc, adaptor.getModeA());
   auto modeB = genConstInt32From(rewriter, loc, adaptor.getModeB());
-  auto stream = adaptor.getAsyncDependencies().front();
+  Value stream =
+      getStreamForAsyncOp(op, adaptor.getAsyncDependencies(), rewriter);
 
   Value pBuf =
       MemRefDescriptor(adaptor.getBuffer()).allocatedPtr(rewriter, loc);
@@ -1719,38 +1777,38 @@ ConvertSpGEMMWorkEstimationOrComputeOpToGpuRuntimeCallPattern::matchAndRewrite(
                      adaptor.getBufferSz(), pBuf, stream})
             .getResult();
   }
-  rewriter.replaceOp(op, {bufferSizeNew, stream});
+  replaceAsyncOp(op, stream, {bufferSizeNew}, rewriter);
   return success();
 }
 
 LogicalResult ConvertSpGEMMCopyOpToGpuRuntimeCallPattern::matchAndRewrite(
     gpu::SpGEMMCopyOp op, OpAdaptor adaptor,
     ConversionPatternRewriter &rewriter) const {
-  if (failed(areAllLLVMTypes(op, adaptor.getOperands(), rewriter)) ||
-      failed(isAsyncWithOneDependency(rewriter, op)))
+  if (failed(areAllLLVMTypes(op, adaptor.getOperands(), rewriter)))
     return failure();
   Location loc = op.getLoc();
   auto computeType = genConstInt32From(
       rewriter, loc, getCuSparseDataTypeFrom(adaptor.getComputeType()));
   auto modeA = genConstInt32From(rewriter, loc, adaptor.getModeA());
   auto modeB = genConstInt32From(rewriter, loc, adaptor.getModeB());
-  auto stream = adaptor.getAsyncDependencies().front();
+  Value stream =
+      getStreamForAsyncOp(op, adaptor.getAsyncDependencies(), rewriter);
   createSpGEMMCopyBuilder.create(loc, rewriter,
                                  {adaptor.getDesc(), modeA, modeB,
                                   adaptor.getSpmatA(), adaptor.getSpmatB(),
                                   adaptor.getSpmatC(), computeType, stream});
-  rewriter.replaceOp(op, {stream});
+  replaceAsyncOp(op, stream, {}, rewriter);
   return success();
 }
 
 LogicalResult ConvertSpMatGetSizeOpToGpuRuntimeCallPattern::matchAndRewrite(
     gpu::SpMatGetSizeOp op, OpAdaptor adaptor,
     ConversionPatternRewriter &rewriter) const {
-  if (failed(areAllLLVMTypes(op, adaptor.getOperands(), rewriter)) ||
-      failed(isAsyncWithOneDependency(rewriter, op)))
+  if (failed(areAllLLVMTypes(op, adaptor.getOperands(), rewriter)))
     return failure();
   Location loc = op.getLoc();
-  auto stream = adaptor.getAsyncDependencies().front();
+  Value stream =
+      getStreamForAsyncOp(op, adaptor.getAsyncDependencies(), rewriter);
 
   auto three = LLVM::ConstantOp::create(rewriter, loc, getIndexType(),
                                         rewriter.getIndexAttr(3));
@@ -1775,18 +1833,18 @@ LogicalResult ConvertSpMatGetSizeOpToGpuRuntimeCallPattern::matchAndRewrite(
   auto cols = LLVM::LoadOp::create(rewriter, loc, llvmInt64Type, colsPtr);
   auto nnzs = LLVM::LoadOp::create(rewriter, loc, llvmInt64Type, nnzsPtr);
 
-  rewriter.replaceOp(op, {rows, cols, nnzs, stream});
+  replaceAsyncOp(op, stream, {rows, cols, nnzs}, rewriter);
   return success();
 }
 
 LogicalResult ConvertSetCsrPointersOpToGpuRuntimeCallPattern::matchAndRewrite(
     gpu::SetCsrPointersOp op, OpAdaptor adaptor,
     ConversionPatternRewriter &rewriter) const {
-  if (failed(areAllLLVMTypes(op, adaptor.getOperands(), rewriter)) ||
-      failed(isAsyncWithOneDependency(rewriter, op)))
+  if (failed(areAllLLVMTypes(op, adaptor.getOperands(), rewriter)))
     return failure();
   Location loc = op.getLoc();
-  auto stream = adaptor.getAsyncDependencies().front();
+  Value stream =
+      getStreamForAsyncOp(op, adaptor.getAsyncDependencies(), rewriter);
   Value pPos =
       MemRefDescriptor(adaptor.getPositions()).allocatedPtr(rewriter, loc);
   Value pCrd =
@@ -1795,18 +1853,18 @@ LogicalResult ConvertSetCsrPointersOpToGpuRuntimeCallPattern::matchAndRewrite(
       MemRefDescriptor(adaptor.getValues()).allocatedPtr(rewriter, loc);
   createSetCsrPointersBuilder.create(
       loc, rewriter, {adaptor.getSpmat(), pPos, pCrd, pVal, stream});
-  rewriter.replaceOp(op, {stream});
+  replaceAsyncOp(op, stream, {}, rewriter);
   return success();
 }
 
 LogicalResult ConvertCreateCscOpToGpuRuntimeCallPattern::matchAndRewrite(
     gpu::CreateCscOp op, OpAdaptor adaptor,
     ConversionPatternRewriter &rewriter) const {
-  if (failed(areAllLLVMTypes(op, adaptor.getOperands(), rewriter)) ||
-      failed(isAsyncWithOneDependency(rewriter, op)))
+  if (failed(areAllLLVMTypes(op, adaptor.getOperands(), rewriter)))
     return failure();
   Location loc = op.getLoc();
-  auto stream = adaptor.getAsyncDependencies().front();
+  Value stream =
+      getStreamForAsyncOp(op, adaptor.getAsyncDependencies(), rewriter);
   Value pColPos =
       MemRefDescriptor(adaptor.getColPos()).allocatedPtr(rewriter, loc);
   Value pRowIdxs =
@@ -1828,18 +1886,18 @@ LogicalResult ConvertCreateCscOpToGpuRuntimeCallPattern::matchAndRewrite(
                   {adaptor.getRows(), adaptor.getCols(), adaptor.getNnz(),
                    pColPos, pRowIdxs, pValues, ptp, itp, dtp, stream})
           .getResult();
-  rewriter.replaceOp(op, {handle, stream});
+  replaceAsyncOp(op, stream, {handle}, rewriter);
   return success();
 }
 
 LogicalResult ConvertCreateBsrOpToGpuRuntimeCallPattern::matchAndRewrite(
     gpu::CreateBsrOp op, OpAdaptor adaptor,
     ConversionPatternRewriter &rewriter) const {
-  if (failed(areAllLLVMTypes(op, adaptor.getOperands(), rewriter)) ||
-      failed(isAsyncWithOneDependency(rewriter, op)))
+  if (failed(areAllLLVMTypes(op, adaptor.getOperands(), rewriter)))
     return failure();
   Location loc = op.getLoc();
-  auto stream = adaptor.getAsyncDependencies().front();
+  Value stream =
+      getStreamForAsyncOp(op, adaptor.getAsyncDependencies(), rewriter);
   Value pRowPos =
       MemRefDescriptor(adaptor.getBRowPos()).allocatedPtr(rewriter, loc);
   Value pColIdxs =
@@ -1862,7 +1920,7 @@ LogicalResult ConvertCreateBsrOpToGpuRuntimeCallPattern::matchAndRewrite(
                    adaptor.getRBlockSize(), adaptor.getCBlockSize(), pRowPos,
                    pColIdxs, pValues, ptp, itp, dtp, stream})
           .getResult();
-  rewriter.replaceOp(op, {handle, stream});
+  replaceAsyncOp(op, stream, {handle}, rewriter);
   return success();
 }
 
