@@ -111,6 +111,18 @@ while read -r lib _ objs; do
   fi
 done <"${LIBS_BUILD}/overlay-libs.txt"
 
+# Runtime libraries of the patched tree that the tests load (those the tree
+# defines; Debian's others are linked into build/lib below).
+mkdir -p "${BUILD_DIR}/lib"
+targets=$(ninja -C "$LIBS_BUILD" -t targets all | cut -d: -f1)
+for rt in mlir_gpu_check_runtime; do
+  lib=lib/lib${rt}.so
+  grep -qx "$lib" <<<"$targets" || continue
+  note "building runtime library ${rt}"
+  ninja -C "$LIBS_BUILD" -j "$JOBS" "$lib" || die "building ${lib} failed"
+  cmake -E copy_if_different "${LIBS_BUILD}/${lib}" "${BUILD_DIR}/${lib}"
+done
+
 # Stage 2: the tools, linked against Debian's libraries and ours.
 note "configuring the tools (stage 2) in ${TOOLS_BUILD}"
 cmake -G Ninja -S "${REPO_ROOT}/scripts/overlay" -B "$TOOLS_BUILD" \
@@ -131,9 +143,9 @@ note "linking the tools"
 ninja -C "$TOOLS_BUILD" -j "$JOBS" ||
   die "building the tools failed (see the ninja output above)"
 
-# lit looks for runtime libraries in one directory: put Debian's next to ours.
-mkdir -p "${BUILD_DIR}/lib"
-for rt in "${LLVM_PREFIX}"/lib/libmlir_*.so; do
+# lit looks for runtime libraries in one directory: put Debian's next to ours
+# (with their versioned names, which they load each other by).
+for rt in "${LLVM_PREFIX}"/lib/libmlir_*.so "${LLVM_PREFIX}"/lib/libmlir_*.so.[0-9]*; do
   name=$(basename "$rt")
   [[ -e ${BUILD_DIR}/lib/$name && ! -L ${BUILD_DIR}/lib/$name ]] || ln -sfn "$rt" "${BUILD_DIR}/lib/$name"
 done

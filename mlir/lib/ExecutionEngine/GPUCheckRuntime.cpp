@@ -1,0 +1,647 @@
+//===- GPUCheckRuntime.cpp - Host-only checking GPU runtime ---------------===//
+//
+// Part of the LLVM Project, under the Apache License v2.0 with LLVM Exceptions.
+// See https://llvm.org/LICENSE.txt for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// A GPU runtime without a GPU, for testing the host code that -gpu-to-llvm
+// produces. It exports the `mgpu*` functions of the CUDA runtime wrappers
+// (streams, events, memory, host registration, modules, kernel launches), so
+// that mlir-runner can execute lowered programs with it:
+//
+//  - device memory is host memory; copies and memsets happen when they are
+//    enqueued; kernel launches are recorded, not run;
+//  - every stream and event handle is tracked. Use after destroy, double
+//    destroy, a handle of the wrong kind (an event function given a stream
+//    or the reverse), a pointer that is not a handle, waiting for an event
+//    that was never recorded, freeing memory twice, and streams, events or
+//    memory left at exit are violations: each prints one line starting with
+//    "gpu-check: error:" and makes the process exit with status 1;
+//  - happens-before between streams, events and the host is tracked with
+//    vector clocks: mgpuCheckOrdered(a, b) says whether recorded operation a
+//    is ordered before b;
+//  - at exit (and on mgpuCheckReport()) it prints the number of calls of each
+//    function and of each kind of violation.
+//
+// Environment:
+//   MLIR_GPU_CHECK_TRACE=<file>  write every call as Chrome trace JSON (one
+//                                track per stream; open it in Perfetto)
+//   MLIR_GPU_CHECK_VERBOSE=1     print every device operation as recorded
+//   MLIR_GPU_CHECK_LEAKS=report  report leaks without failing
+//
+// Host threads (async.execute regions run on a thread pool) are treated as
+// one host: calls are serialized and ordered in the order they happen.
+//
+//===----------------------------------------------------------------------===//
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#ifdef _WIN32
+#define MLIR_GPU_CHECK_EXPORT __declspec(dllexport)
+#else
+#define MLIR_GPU_CHECK_EXPORT __attribute__((visibility("default")))
+#endif
+
+namespace {
+
+/// A vector clock: one logical time per clock (0 is the host, then one per
+/// stream).
+using VectorClock = std::vector<uint64_t>;
+
+void joinInto(VectorClock &dst, const VectorClock &src) {
+  if (dst.size() < src.size())
+    dst.resize(src.size(), 0);
+  for (size_t i = 0, e = src.size(); i < e; ++i)
+    dst[i] = std::max(dst[i], src[i]);
+}
+
+enum class Kind { Stream, Event, Module, Function };
+
+const char *kindName(Kind kind) {
+  switch (kind) {
+  case Kind::Stream:
+    return "stream";
+  case Kind::Event:
+    return "event";
+  case Kind::Module:
+    return "module";
+  case Kind::Function:
+    return "function";
+  }
+  return "handle";
+}
+
+/// What a handle returned to the program points to. Handles are never freed
+/// before exit, so that a destroyed one can still be recognized.
+struct Handle {
+  Kind kind;
+  uint64_t id;
+  bool destroyed = false;
+  /// Stream: its clock index and current time. Event: the time it captured.
+  size_t clock = 0;
+  VectorClock time;
+  bool recorded = false;
+  std::string name; // Function: kernel name.
+};
+
+/// A recorded device operation.
+struct Operation {
+  std::string what;
+  uint64_t stream;
+  size_t clock;
+  VectorClock time;
+};
+
+class Checker {
+public:
+  Checker() {
+    if (const char *path = std::getenv("MLIR_GPU_CHECK_TRACE"))
+      tracePath = path;
+    if (const char *verbose = std::getenv("MLIR_GPU_CHECK_VERBOSE"))
+      this->verbose = std::strcmp(verbose, "0") != 0;
+    if (const char *leaks = std::getenv("MLIR_GPU_CHECK_LEAKS"))
+      leaksAreErrors = std::strcmp(leaks, "report") != 0;
+    hostTime.assign(1, 0);
+    std::atexit([] { instance().finish(); });
+  }
+
+  static Checker &instance() {
+    static Checker *checker = new Checker();
+    return *checker;
+  }
+
+  std::mutex mutex;
+
+  void count(const char *function) {
+    ++calls[function];
+    ++hostTime[0];
+    trace(function, 0);
+  }
+
+  void violation(const char *what, const std::string &detail) {
+    ++violations[what];
+    std::fprintf(stderr, "gpu-check: error: %s: %s\n", what, detail.c_str());
+    std::fflush(stderr);
+  }
+
+  Handle *create(Kind kind) {
+    auto handle = std::make_unique<Handle>();
+    handle->kind = kind;
+    handle->id = ++ids[static_cast<int>(kind)];
+    if (kind == Kind::Stream) {
+      handle->clock = numClocks++;
+      handle->time = hostTime;
+    }
+    Handle *result = handle.get();
+    handles.emplace(result, std::move(handle));
+    return result;
+  }
+
+  /// Returns `ptr` as a live handle of `kind`, or reports why it is not one.
+  Handle *lookup(void *ptr, Kind kind, const char *function) {
+    auto it = handles.find(ptr);
+    if (it == handles.end()) {
+      violation("invalid-handle", std::string(function) + " given " +
+                                      pointerString(ptr) + ", which is not a " +
+                                      kindName(kind) +
+                                      " created by this runtime");
+      return nullptr;
+    }
+    Handle *handle = it->second.get();
+    if (handle->kind != kind) {
+      violation("wrong-handle-kind", std::string(function) + " given " +
+                                         describe(handle) + ", expected a " +
+                                         kindName(kind));
+      return nullptr;
+    }
+    if (handle->destroyed) {
+      violation("use-after-destroy",
+                std::string(function) + " given destroyed " + describe(handle));
+      return nullptr;
+    }
+    return handle;
+  }
+
+  void destroy(void *ptr, Kind kind, const char *function) {
+    auto it = handles.find(ptr);
+    if (it != handles.end() && it->second->kind == kind &&
+        it->second->destroyed) {
+      violation("double-destroy", std::string(function) + " given " +
+                                      describe(it->second.get()) +
+                                      ", already destroyed");
+      return;
+    }
+    if (Handle *handle = lookup(ptr, kind, function))
+      handle->destroyed = true;
+  }
+
+  /// Records a device operation enqueued on `stream` (nullptr: the host runs
+  /// it synchronously). Returns its id.
+  int64_t enqueue(Handle *stream, const std::string &what) {
+    Operation op;
+    op.what = what;
+    if (stream) {
+      joinInto(stream->time, hostTime);
+      if (stream->time.size() <= stream->clock)
+        stream->time.resize(stream->clock + 1, 0);
+      ++stream->time[stream->clock];
+      op.stream = stream->id;
+      op.clock = stream->clock;
+      op.time = stream->time;
+    } else {
+      op.stream = 0;
+      op.clock = 0;
+      op.time = hostTime;
+    }
+    operations.push_back(std::move(op));
+    int64_t id = static_cast<int64_t>(operations.size()) - 1;
+    if (verbose)
+      std::fprintf(stderr,
+                   "gpu-check: op %" PRId64 ": %s on stream %" PRIu64 "\n", id,
+                   what.c_str(), operations.back().stream);
+    trace(what.c_str(), operations.back().stream);
+    return id;
+  }
+
+  void synchronizeHostWith(const VectorClock &time) {
+    joinInto(hostTime, time);
+  }
+
+  bool ordered(int64_t a, int64_t b) {
+    if (a < 0 || b < 0 || a >= static_cast<int64_t>(operations.size()) ||
+        b >= static_cast<int64_t>(operations.size())) {
+      violation("invalid-operation", "mgpuCheckOrdered given " +
+                                         std::to_string(a) + ", " +
+                                         std::to_string(b));
+      return false;
+    }
+    const Operation &first = operations[a];
+    const Operation &second = operations[b];
+    return first.clock < second.time.size() &&
+           first.time[first.clock] <= second.time[first.clock];
+  }
+
+  void allocate(void *ptr, uint64_t size) { allocations[ptr] = size; }
+
+  bool free(void *ptr, const char *function) {
+    auto it = allocations.find(ptr);
+    if (it == allocations.end()) {
+      violation(freed.count(ptr) ? "double-free" : "invalid-free",
+                std::string(function) + " given " + pointerString(ptr));
+      return false;
+    }
+    allocations.erase(it);
+    freed.insert(ptr);
+    return true;
+  }
+
+  void report(const char *when) {
+    std::fprintf(stderr, "gpu-check: report (%s)\n", when);
+    for (auto &[function, n] : calls)
+      std::fprintf(stderr, "gpu-check: calls %s %" PRIu64 "\n",
+                   function.c_str(), n);
+    uint64_t live[4] = {0, 0, 0, 0};
+    for (auto &[ptr, handle] : handles)
+      if (!handle->destroyed)
+        ++live[static_cast<int>(handle->kind)];
+    std::fprintf(stderr,
+                 "gpu-check: live streams %" PRIu64 ", events %" PRIu64
+                 ", allocations %zu\n",
+                 live[0], live[1], allocations.size());
+    uint64_t total = 0;
+    for (auto &[what, n] : violations) {
+      std::fprintf(stderr, "gpu-check: violations %s %" PRIu64 "\n",
+                   what.c_str(), n);
+      total += n;
+    }
+    std::fprintf(stderr, "gpu-check: %" PRIu64 " violation(s)\n", total);
+    std::fflush(stderr);
+  }
+
+private:
+  void finish() {
+    std::lock_guard<std::mutex> lock(mutex);
+    // The program's own output comes first.
+    std::fflush(stdout);
+    std::vector<Handle *> leaked;
+    for (auto &[ptr, handle] : handles)
+      if (!handle->destroyed &&
+          (handle->kind == Kind::Stream || handle->kind == Kind::Event))
+        leaked.push_back(handle.get());
+    std::sort(leaked.begin(), leaked.end(), [](Handle *a, Handle *b) {
+      return a->kind != b->kind ? a->kind < b->kind : a->id < b->id;
+    });
+    for (Handle *handle : leaked) {
+      if (leaksAreErrors)
+        violation("leak", describe(handle) + " never destroyed");
+      else
+        std::fprintf(stderr, "gpu-check: leak: %s never destroyed\n",
+                     describe(handle).c_str());
+    }
+    if (!allocations.empty()) {
+      std::string detail = std::to_string(allocations.size()) +
+                           " device allocation(s) never freed";
+      if (leaksAreErrors)
+        violation("memory-leak", detail);
+      else
+        std::fprintf(stderr, "gpu-check: leak: %s\n", detail.c_str());
+    }
+    report("exit");
+    writeTrace();
+    if (!violations.empty())
+      std::_Exit(1);
+  }
+
+  static std::string pointerString(void *ptr) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof(buffer), "%p", ptr);
+    return buffer;
+  }
+
+  static std::string describe(Handle *handle) {
+    std::string result =
+        std::string(kindName(handle->kind)) + " #" + std::to_string(handle->id);
+    if (!handle->name.empty())
+      result += " (" + handle->name + ")";
+    return result;
+  }
+
+  void trace(const char *what, uint64_t stream) {
+    if (tracePath.empty())
+      return;
+    traceEvents.push_back({what, stream, traceClock++});
+  }
+
+  void writeTrace() {
+    if (tracePath.empty())
+      return;
+    FILE *file = std::fopen(tracePath.c_str(), "w");
+    if (!file) {
+      violation("trace", "cannot write " + tracePath);
+      return;
+    }
+    std::fprintf(file, "{\"traceEvents\":[\n");
+    std::fprintf(file, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,"
+                       "\"tid\":0,\"args\":{\"name\":\"host\"}}");
+    for (uint64_t i = 1; i <= ids[static_cast<int>(Kind::Stream)]; ++i)
+      std::fprintf(file,
+                   ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,"
+                   "\"tid\":%" PRIu64 ",\"args\":{\"name\":\"stream %" PRIu64
+                   "\"}}",
+                   i, i);
+    for (const TraceEvent &event : traceEvents)
+      std::fprintf(file,
+                   ",\n{\"name\":\"%s\",\"ph\":\"X\",\"pid\":1,\"tid\":%" PRIu64
+                   ",\"ts\":%" PRIu64 ",\"dur\":1}",
+                   event.what.c_str(), event.stream, event.time);
+    std::fprintf(file, "\n]}\n");
+    std::fclose(file);
+  }
+
+  struct TraceEvent {
+    std::string what;
+    uint64_t stream;
+    uint64_t time;
+  };
+
+  std::unordered_map<void *, std::unique_ptr<Handle>> handles;
+  uint64_t ids[4] = {0, 0, 0, 0};
+  size_t numClocks = 1;
+  VectorClock hostTime;
+  std::vector<Operation> operations;
+  std::unordered_map<void *, uint64_t> allocations;
+  std::unordered_set<void *> freed;
+  std::map<std::string, uint64_t> calls;
+  std::map<std::string, uint64_t> violations;
+  std::string tracePath;
+  std::vector<TraceEvent> traceEvents;
+  uint64_t traceClock = 0;
+  bool verbose = false;
+  bool leaksAreErrors = true;
+};
+
+/// Locks the checker and counts the call for the duration of an API function.
+struct Call {
+  explicit Call(const char *function)
+      : checker(Checker::instance()), lock(checker.mutex) {
+    checker.count(function);
+  }
+  Checker &checker;
+  std::lock_guard<std::mutex> lock;
+};
+
+} // namespace
+
+extern "C" {
+
+//===----------------------------------------------------------------------===//
+// Modules and kernels.
+//===----------------------------------------------------------------------===//
+
+MLIR_GPU_CHECK_EXPORT void *mgpuModuleLoad(void *data, size_t size) {
+  Call call("mgpuModuleLoad");
+  (void)data;
+  (void)size;
+  return call.checker.create(Kind::Module);
+}
+
+MLIR_GPU_CHECK_EXPORT void *mgpuModuleLoadJIT(void *data, int optLevel,
+                                              size_t size) {
+  Call call("mgpuModuleLoadJIT");
+  (void)data;
+  (void)optLevel;
+  (void)size;
+  return call.checker.create(Kind::Module);
+}
+
+MLIR_GPU_CHECK_EXPORT void mgpuModuleUnload(void *module) {
+  Call call("mgpuModuleUnload");
+  call.checker.destroy(module, Kind::Module, "mgpuModuleUnload");
+}
+
+MLIR_GPU_CHECK_EXPORT void *mgpuModuleGetFunction(void *module,
+                                                  const char *name) {
+  Call call("mgpuModuleGetFunction");
+  if (!call.checker.lookup(module, Kind::Module, "mgpuModuleGetFunction"))
+    return nullptr;
+  Handle *function = call.checker.create(Kind::Function);
+  function->name = name ? name : "";
+  return function;
+}
+
+static void launch(Call &call, const char *function, void *kernel,
+                   void *stream) {
+  Handle *kernelHandle = call.checker.lookup(kernel, Kind::Function, function);
+  Handle *streamHandle = nullptr;
+  if (stream &&
+      !(streamHandle = call.checker.lookup(stream, Kind::Stream, function)))
+    return;
+  call.checker.enqueue(streamHandle,
+                       std::string("launch ") +
+                           (kernelHandle ? kernelHandle->name : "?"));
+}
+
+MLIR_GPU_CHECK_EXPORT void mgpuLaunchKernel(void *function, intptr_t gridX,
+                                            intptr_t gridY, intptr_t gridZ,
+                                            intptr_t blockX, intptr_t blockY,
+                                            intptr_t blockZ, int32_t smem,
+                                            void *stream, void **params,
+                                            void **extra, size_t paramsCount) {
+  Call call("mgpuLaunchKernel");
+  (void)gridX, (void)gridY, (void)gridZ, (void)blockX, (void)blockY,
+      (void)blockZ, (void)smem, (void)params, (void)extra, (void)paramsCount;
+  launch(call, "mgpuLaunchKernel", function, stream);
+}
+
+MLIR_GPU_CHECK_EXPORT void
+mgpuLaunchClusterKernel(void *function, intptr_t clusterX, intptr_t clusterY,
+                        intptr_t clusterZ, intptr_t gridX, intptr_t gridY,
+                        intptr_t gridZ, intptr_t blockX, intptr_t blockY,
+                        intptr_t blockZ, int32_t smem, void *stream,
+                        void **params, void **extra, size_t paramsCount) {
+  Call call("mgpuLaunchClusterKernel");
+  (void)clusterX, (void)clusterY, (void)clusterZ, (void)gridX, (void)gridY,
+      (void)gridZ, (void)blockX, (void)blockY, (void)blockZ, (void)smem,
+      (void)params, (void)extra, (void)paramsCount;
+  launch(call, "mgpuLaunchClusterKernel", function, stream);
+}
+
+//===----------------------------------------------------------------------===//
+// Streams and events.
+//===----------------------------------------------------------------------===//
+
+MLIR_GPU_CHECK_EXPORT void *mgpuStreamCreate() {
+  Call call("mgpuStreamCreate");
+  return call.checker.create(Kind::Stream);
+}
+
+MLIR_GPU_CHECK_EXPORT void mgpuStreamDestroy(void *stream) {
+  Call call("mgpuStreamDestroy");
+  call.checker.destroy(stream, Kind::Stream, "mgpuStreamDestroy");
+}
+
+MLIR_GPU_CHECK_EXPORT void mgpuStreamSynchronize(void *stream) {
+  Call call("mgpuStreamSynchronize");
+  if (Handle *handle =
+          call.checker.lookup(stream, Kind::Stream, "mgpuStreamSynchronize"))
+    call.checker.synchronizeHostWith(handle->time);
+}
+
+MLIR_GPU_CHECK_EXPORT void mgpuStreamWaitEvent(void *stream, void *event) {
+  Call call("mgpuStreamWaitEvent");
+  Handle *streamHandle =
+      call.checker.lookup(stream, Kind::Stream, "mgpuStreamWaitEvent");
+  Handle *eventHandle =
+      call.checker.lookup(event, Kind::Event, "mgpuStreamWaitEvent");
+  if (!streamHandle || !eventHandle)
+    return;
+  if (!eventHandle->recorded) {
+    call.checker.violation("wait-unrecorded-event",
+                           "mgpuStreamWaitEvent given event #" +
+                               std::to_string(eventHandle->id) +
+                               ", never recorded");
+    return;
+  }
+  joinInto(streamHandle->time, eventHandle->time);
+}
+
+MLIR_GPU_CHECK_EXPORT void *mgpuEventCreate() {
+  Call call("mgpuEventCreate");
+  return call.checker.create(Kind::Event);
+}
+
+MLIR_GPU_CHECK_EXPORT void mgpuEventDestroy(void *event) {
+  Call call("mgpuEventDestroy");
+  call.checker.destroy(event, Kind::Event, "mgpuEventDestroy");
+}
+
+MLIR_GPU_CHECK_EXPORT void mgpuEventSynchronize(void *event) {
+  Call call("mgpuEventSynchronize");
+  Handle *handle =
+      call.checker.lookup(event, Kind::Event, "mgpuEventSynchronize");
+  if (!handle)
+    return;
+  if (!handle->recorded) {
+    call.checker.violation("wait-unrecorded-event",
+                           "mgpuEventSynchronize given event #" +
+                               std::to_string(handle->id) + ", never recorded");
+    return;
+  }
+  call.checker.synchronizeHostWith(handle->time);
+}
+
+MLIR_GPU_CHECK_EXPORT void mgpuEventRecord(void *event, void *stream) {
+  Call call("mgpuEventRecord");
+  Handle *eventHandle =
+      call.checker.lookup(event, Kind::Event, "mgpuEventRecord");
+  Handle *streamHandle =
+      call.checker.lookup(stream, Kind::Stream, "mgpuEventRecord");
+  if (!eventHandle || !streamHandle)
+    return;
+  // The event completes with the work enqueued on the stream so far.
+  eventHandle->time = streamHandle->time;
+  eventHandle->recorded = true;
+}
+
+//===----------------------------------------------------------------------===//
+// Memory.
+//===----------------------------------------------------------------------===//
+
+static Handle *optionalStream(Call &call, void *stream, const char *function) {
+  if (!stream)
+    return nullptr;
+  return call.checker.lookup(stream, Kind::Stream, function);
+}
+
+MLIR_GPU_CHECK_EXPORT void *mgpuMemAlloc(uint64_t sizeBytes, void *stream,
+                                         bool isHostShared) {
+  Call call("mgpuMemAlloc");
+  (void)isHostShared;
+  Handle *streamHandle = optionalStream(call, stream, "mgpuMemAlloc");
+  void *ptr = std::calloc(std::max<uint64_t>(sizeBytes, 1), 1);
+  call.checker.allocate(ptr, sizeBytes);
+  call.checker.enqueue(streamHandle, "alloc");
+  return ptr;
+}
+
+MLIR_GPU_CHECK_EXPORT void mgpuMemFree(void *ptr, void *stream) {
+  Call call("mgpuMemFree");
+  Handle *streamHandle = optionalStream(call, stream, "mgpuMemFree");
+  if (call.checker.free(ptr, "mgpuMemFree")) {
+    std::free(ptr);
+    call.checker.enqueue(streamHandle, "free");
+  }
+}
+
+MLIR_GPU_CHECK_EXPORT void mgpuMemcpy(void *dst, void *src, size_t sizeBytes,
+                                      void *stream) {
+  Call call("mgpuMemcpy");
+  Handle *streamHandle = optionalStream(call, stream, "mgpuMemcpy");
+  std::memmove(dst, src, sizeBytes);
+  call.checker.enqueue(streamHandle, "memcpy");
+}
+
+MLIR_GPU_CHECK_EXPORT void mgpuMemset32(void *dst, unsigned int value,
+                                        size_t count, void *stream) {
+  Call call("mgpuMemset32");
+  Handle *streamHandle = optionalStream(call, stream, "mgpuMemset32");
+  auto *words = static_cast<uint32_t *>(dst);
+  std::fill(words, words + count, static_cast<uint32_t>(value));
+  call.checker.enqueue(streamHandle, "memset32");
+}
+
+MLIR_GPU_CHECK_EXPORT void mgpuMemset16(void *dst, unsigned short value,
+                                        size_t count, void *stream) {
+  Call call("mgpuMemset16");
+  Handle *streamHandle = optionalStream(call, stream, "mgpuMemset16");
+  auto *halves = static_cast<uint16_t *>(dst);
+  std::fill(halves, halves + count, static_cast<uint16_t>(value));
+  call.checker.enqueue(streamHandle, "memset16");
+}
+
+MLIR_GPU_CHECK_EXPORT void mgpuMemHostRegister(void *ptr, uint64_t sizeBytes) {
+  Call call("mgpuMemHostRegister");
+  (void)ptr;
+  (void)sizeBytes;
+}
+
+MLIR_GPU_CHECK_EXPORT void mgpuMemHostRegisterMemRef(int64_t rank,
+                                                     void *descriptor,
+                                                     int64_t elementSizeBytes) {
+  Call call("mgpuMemHostRegisterMemRef");
+  (void)rank;
+  (void)descriptor;
+  (void)elementSizeBytes;
+}
+
+MLIR_GPU_CHECK_EXPORT void mgpuMemHostUnregister(void *ptr) {
+  Call call("mgpuMemHostUnregister");
+  (void)ptr;
+}
+
+MLIR_GPU_CHECK_EXPORT void
+mgpuMemHostUnregisterMemRef(int64_t rank, void *descriptor,
+                            int64_t elementSizeBytes) {
+  Call call("mgpuMemHostUnregisterMemRef");
+  (void)rank;
+  (void)descriptor;
+  (void)elementSizeBytes;
+}
+
+MLIR_GPU_CHECK_EXPORT void mgpuSetDefaultDevice(int32_t device) {
+  Call call("mgpuSetDefaultDevice");
+  (void)device;
+}
+
+//===----------------------------------------------------------------------===//
+// Queries for tests.
+//===----------------------------------------------------------------------===//
+
+/// Prints the report (call counts, live handles, violations) now.
+MLIR_GPU_CHECK_EXPORT void mgpuCheckReport() {
+  Call call("mgpuCheckReport");
+  call.checker.report("on demand");
+}
+
+/// Returns whether recorded device operation `a` happens before `b`
+/// (operations are numbered from 0 in the order they are enqueued).
+MLIR_GPU_CHECK_EXPORT bool mgpuCheckOrdered(int64_t a, int64_t b) {
+  Call call("mgpuCheckOrdered");
+  return call.checker.ordered(a, b);
+}
+
+} // extern "C"
