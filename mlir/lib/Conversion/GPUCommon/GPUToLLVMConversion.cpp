@@ -569,8 +569,8 @@ DECLARE_CONVERT_OP_TO_GPU_RUNTIME_CALL_PATTERN(SetCsrPointersOp)
 
 /// Emits an error on each host-side GPU op that -gpu-to-llvm cannot lower,
 /// saying why. What it does not catch is still reported by the conversion
-/// itself ("failed to legalize operation"), since every host-side GPU op is
-/// illegal after the pass.
+/// itself ("failed to legalize operation"), since the host-side ops the pass
+/// lowers are illegal after it.
 static LogicalResult checkLowerableGpuOps(Operation *root,
                                           const LLVMTypeConverter &converter) {
   auto checkMemRef = [&](Operation *op, Type type) -> LogicalResult {
@@ -878,12 +878,12 @@ LogicalResult ConvertAllocOpToGpuRuntimeCallPattern::matchAndRewrite(
   // Allocate the underlying buffer and store a pointer to it in the MemRef
   // descriptor.
   // A host-shared allocation without dependencies needs no stream.
-  Value stream;
-  if (isShared && allocOp.getAsyncDependencies().empty())
-    stream = mlir::LLVM::ZeroOp::create(rewriter, loc, llvmPointerType);
-  else
-    stream =
-        getStreamForAsyncOp(allocOp, adaptor.getAsyncDependencies(), rewriter);
+  bool needsStream = !isShared || !allocOp.getAsyncDependencies().empty();
+  Value stream =
+      needsStream
+          ? getStreamForAsyncOp(allocOp, adaptor.getAsyncDependencies(),
+                                rewriter)
+          : LLVM::ZeroOp::create(rewriter, loc, llvmPointerType).getResult();
 
   auto isHostShared = mlir::LLVM::ConstantOp::create(
       rewriter, loc, llvmInt8Type, rewriter.getI8IntegerAttr(isShared));
@@ -906,10 +906,10 @@ LogicalResult ConvertAllocOpToGpuRuntimeCallPattern::matchAndRewrite(
   auto memRefDescriptor = this->createMemRefDescriptor(
       loc, memRefType, allocatedPtr, alignedPtr, shape, strides, rewriter);
 
-  if (isShared && allocOp.getAsyncDependencies().empty())
-    rewriter.replaceOp(allocOp, {memRefDescriptor});
-  else
+  if (needsStream)
     replaceAsyncOp(allocOp, stream, {memRefDescriptor}, rewriter);
+  else
+    rewriter.replaceOp(allocOp, {memRefDescriptor});
   return success();
 }
 
@@ -923,6 +923,10 @@ LogicalResult ConvertDeallocOpToGpuRuntimeCallPattern::matchAndRewrite(
 
   Value pointer =
       MemRefDescriptor(adaptor.getMemref()).allocatedPtr(rewriter, loc);
+  // The runtime takes a generic pointer (see the allocation).
+  if (pointer.getType() != llvmPointerType)
+    pointer =
+        LLVM::AddrSpaceCastOp::create(rewriter, loc, llvmPointerType, pointer);
   Value stream =
       getStreamForAsyncOp(deallocOp, adaptor.getAsyncDependencies(), rewriter);
   deallocCallBuilder.create(loc, rewriter, {pointer, stream});
