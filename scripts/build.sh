@@ -123,6 +123,16 @@ for rt in mlir_gpu_check_runtime; do
   cmake -E copy_if_different "${LIBS_BUILD}/${lib}" "${BUILD_DIR}/${lib}"
 done
 
+# The CUDA integration tests run where there is a GPU (and the CUDA toolkit,
+# for the runtime wrappers); MLIR_GPU_SERIES_CUDA_TESTS=0/1 overrides.
+cuda_tests=${MLIR_GPU_SERIES_CUDA_TESTS:-}
+if [[ -z $cuda_tests ]]; then
+  cuda_tests=0
+  if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+    cuda_tests=1
+  fi
+fi
+
 # Stage 2: the tools, linked against Debian's libraries and ours.
 note "configuring the tools (stage 2) in ${TOOLS_BUILD}"
 cmake -G Ninja -S "${REPO_ROOT}/scripts/overlay" -B "$TOOLS_BUILD" \
@@ -135,6 +145,7 @@ cmake -G Ninja -S "${REPO_ROOT}/scripts/overlay" -B "$TOOLS_BUILD" \
   -DOVERLAY_SRC="$SRC_DIR" -DOVERLAY_MLIR_BUILD="$LIBS_BUILD" \
   -DOVERLAY_LIBS_FILE="${LIBS_BUILD}/overlay-libs.txt" \
   -DOVERLAY_OUT="$BUILD_DIR" \
+  -DOVERLAY_CUDA_TESTS="$cuda_tests" \
   >"${BUILD_DIR}/stage2-configure.log" 2>&1 || {
   tail -30 "${BUILD_DIR}/stage2-configure.log" >&2
   die "configuring the tools failed (log: build/stage2-configure.log)"
@@ -142,6 +153,18 @@ cmake -G Ninja -S "${REPO_ROOT}/scripts/overlay" -B "$TOOLS_BUILD" \
 note "linking the tools"
 ninja -C "$TOOLS_BUILD" -j "$JOBS" ||
   die "building the tools failed (see the ninja output above)"
+
+if ninja -C "$TOOLS_BUILD" -t targets all | grep -q '^mlir_cuda_runtime:'; then
+  note "building the CUDA runtime wrappers (CUDA toolkit found)"
+  if ! ninja -C "$TOOLS_BUILD" -j "$JOBS" mlir_cuda_runtime >"${BUILD_DIR}/cuda-runtime.log" 2>&1; then
+    tail -20 "${BUILD_DIR}/cuda-runtime.log" >&2
+    ((cuda_tests == 0)) ||
+      die "building build/lib/libmlir_cuda_runtime.so failed; the CUDA integration tests need it (log: build/cuda-runtime.log)"
+    note "warning: build/lib/libmlir_cuda_runtime.so not built (log: build/cuda-runtime.log); the CUDA integration tests stay unsupported"
+  fi
+elif ((cuda_tests == 1)); then
+  die "a GPU was found but no CUDA toolkit (cuda.h, libcuda) for the runtime wrappers; set CUDA_HOME, or MLIR_GPU_SERIES_CUDA_TESTS=0"
+fi
 
 # lit looks for runtime libraries in one directory: put Debian's next to ours
 # (with their versioned names, which they load each other by).
