@@ -117,7 +117,8 @@ mkdir -p "${BUILD_DIR}/lib"
 targets=$(ninja -C "$LIBS_BUILD" -t targets all | cut -d: -f1)
 for rt in mlir_gpu_check_runtime; do
   lib=lib/lib${rt}.so
-  grep -qx "$lib" <<<"$targets" || continue
+  # Not defined by this tree (an earlier prefix of the series): no stale copy.
+  grep -qx "$lib" <<<"$targets" || { rm -f "${BUILD_DIR}/${lib}"; continue; }
   note "building runtime library ${rt}"
   ninja -C "$LIBS_BUILD" -j "$JOBS" "$lib" || die "building ${lib} failed"
   cmake -E copy_if_different "${LIBS_BUILD}/${lib}" "${BUILD_DIR}/${lib}"

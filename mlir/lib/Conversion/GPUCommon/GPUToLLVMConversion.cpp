@@ -15,6 +15,7 @@
 
 #include "mlir/Conversion/GPUCommon/GPUCommonPass.h"
 
+#include "mlir/Analysis/Liveness.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/AsyncToLLVM/AsyncToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -94,8 +95,9 @@ protected:
   /// Makes `stream` wait, without blocking the host, for the work that
   /// `dependency` (the lowered form of the async token `origDependency`)
   /// stands for. A stream dependency gets an event recorded right after the
-  /// op that produced `origDependency`, so that the event captures that op's
-  /// work and nothing enqueued on the stream later; the event is destroyed
+  /// op that produced `origDependency` when that op is in the same block, so
+  /// that the event captures that op's work and nothing enqueued on the
+  /// stream later (otherwise at the current point); the event is destroyed
   /// once waited for. An event dependency is waited for directly; it is not
   /// destroyed.
   void waitForDependency(Location loc, Value stream, Value origDependency,
@@ -619,6 +621,191 @@ static LogicalResult checkLowerableGpuOps(Operation *root,
   return failure(result.wasInterrupted());
 }
 
+/// Returns whether the async token `token` lowers to a stream: tokens of
+/// async GPU ops do, tokens from elsewhere (block arguments, async.await) are
+/// events.
+static bool isStreamToken(Value token) {
+  auto producer = token.getDefiningOp<gpu::AsyncOpInterface>();
+  return producer && producer.getAsyncToken() == token;
+}
+
+/// Makes implicit forks explicit. An async op runs on the stream of its first
+/// stream dependency (see getStreamForAsyncOp). That is only right if nothing
+/// else was enqueued on that stream since the dependency's producer, or if the
+/// op depends on what was: otherwise it would wait for unrelated work, and
+/// several users of one token would run one after the other. So, block by
+/// block, track the last token of each stream: an op that depends on such a
+/// last token gets that dependency first and continues the stream; an op that
+/// does not gets its first stream dependency through a `gpu.wait async`, i.e.
+/// a new stream that waits for an event recorded after the dependency's
+/// producer. Dependencies produced in other blocks are never continued.
+static void makeForksExplicit(Operation *root) {
+  root->walk([](Block *block) {
+    // The stream of each token produced in this block, and the last token of
+    // each stream.
+    DenseMap<Value, unsigned> streamOf;
+    SmallVector<Value> lastToken;
+    auto startStream = [&](Value token) {
+      streamOf[token] = lastToken.size();
+      lastToken.push_back(token);
+    };
+    for (Operation &op : *block) {
+      auto asyncOp = dyn_cast<gpu::AsyncOpInterface>(&op);
+      if (!asyncOp || !asyncOp.getAsyncToken())
+        continue;
+      Value token = asyncOp.getAsyncToken();
+      SmallVector<OpOperand *> streamDeps;
+      for (OpOperand &operand : op.getOpOperands())
+        if (isa<gpu::AsyncTokenType>(operand.get().getType()) &&
+            isStreamToken(operand.get()))
+          streamDeps.push_back(&operand);
+      // gpu.wait async always starts a stream; so does an op without stream
+      // dependencies.
+      if (isa<gpu::WaitOp>(op) || streamDeps.empty()) {
+        startStream(token);
+        continue;
+      }
+      auto continued = llvm::find_if(streamDeps, [&](OpOperand *operand) {
+        auto it = streamOf.find(operand->get());
+        return it != streamOf.end() && lastToken[it->second] == operand->get();
+      });
+      unsigned stream;
+      if (continued != streamDeps.end()) {
+        // Run on that stream: make it the first stream dependency.
+        Value last = (*continued)->get();
+        (*continued)->set(streamDeps.front()->get());
+        streamDeps.front()->set(last);
+        stream = streamOf[last];
+      } else {
+        OpBuilder builder(&op);
+        Value fork = gpu::WaitOp::create(builder, op.getLoc(), token.getType(),
+                                         streamDeps.front()->get())
+                         .getAsyncToken();
+        streamDeps.front()->set(fork);
+        startStream(fork);
+        stream = streamOf[fork];
+      }
+      streamOf[token] = stream;
+      lastToken[stream] = token;
+    }
+  });
+}
+
+/// Gives each stream that the lowering created, and that only runtime calls
+/// use, exactly one `mgpuStreamDestroy` on every path, right after its last
+/// use: the `mgpuStreamDestroy` calls the patterns emitted on their own
+/// (synchronous `gpu.wait`, token-less ops) are removed, as they could destroy
+/// a stream that another token still names, and new ones are placed where the
+/// stream dies, by liveness: after the last use in a block where it is not
+/// live-out, and on each control-flow edge along which it stops being live.
+/// A use nested in an op (an `scf.if` body) counts as a use by that op. CUDA
+/// releases a stream's resources once its pending work completes, so
+/// destroying it after its last host-side use is safe. Streams that escape
+/// (block arguments, `async.yield`, calls, returns, uses in `async.execute`
+/// regions, which run on other threads) are left as they are.
+static void destroyStreamsAfterLastUse(Operation *root) {
+  StringRef createName = "mgpuStreamCreate";
+  StringRef destroyName = "mgpuStreamDestroy";
+  auto isCallTo = [](Operation *op, StringRef prefix) {
+    auto call = dyn_cast<LLVM::CallOp>(op);
+    return call && call.getCallee() && call.getCallee()->starts_with(prefix);
+  };
+
+  // Streams whose lifetime is ours to manage, with their own destroy calls
+  // removed.
+  SmallVector<LLVM::CallOp> streams;
+  root->walk([&](LLVM::CallOp create) {
+    if (create.getCallee() != createName)
+      return;
+    Region *region = create->getParentRegion();
+    SmallVector<Operation *> destroys;
+    for (OpOperand &use : create.getResult().getUses()) {
+      Operation *user = use.getOwner();
+      if (!isCallTo(user, "mgpu") && !isa<gpu::LaunchFuncOp>(user))
+        return;
+      Operation *ancestor = region->findAncestorOpInRegion(*user);
+      if (!ancestor)
+        return;
+      for (Operation *op = user; op != ancestor; op = op->getParentOp())
+        if (isa<async::ExecuteOp>(op))
+          return;
+      if (isCallTo(user, destroyName))
+        destroys.push_back(user);
+    }
+    for (Operation *destroy : destroys)
+      destroy->erase();
+    streams.push_back(create);
+  });
+  if (streams.empty())
+    return;
+
+  Liveness liveness(root);
+  // The blocks the liveness is about; edges split below are added to
+  // `edgeBlocks`, each with a single predecessor and a branch to the original
+  // successor.
+  DenseMap<Region *, SmallVector<Block *>> blocksOf;
+  for (LLVM::CallOp create : streams) {
+    Region *region = create->getParentRegion();
+    if (!blocksOf.count(region))
+      blocksOf[region] =
+          llvm::map_to_vector(*region, [](Block &block) { return &block; });
+  }
+  DenseSet<Block *> edgeBlocks;
+  FunctionCallBuilder destroyCallBuilder(
+      destroyName, LLVM::LLVMVoidType::get(root->getContext()),
+      {LLVM::LLVMPointerType::get(root->getContext())});
+  for (LLVM::CallOp create : streams) {
+    Value stream = create.getResult();
+    Location loc = create.getLoc();
+    Region *region = create->getParentRegion();
+    // The last op of each block that uses the stream, directly or nested.
+    DenseMap<Block *, Operation *> lastUse;
+    lastUse[create->getBlock()] = create;
+    for (Operation *user : stream.getUsers()) {
+      Operation *ancestor = region->findAncestorOpInRegion(*user);
+      Operation *&last = lastUse[ancestor->getBlock()];
+      if (!last || last->isBeforeInBlock(ancestor))
+        last = ancestor;
+    }
+    for (Block *block : blocksOf[region]) {
+      bool liveOut = liveness.getLiveOut(block).contains(stream);
+      auto it = lastUse.find(block);
+      if (!liveOut) {
+        if (it != lastUse.end()) {
+          OpBuilder builder(it->second->getContext());
+          builder.setInsertionPointAfter(it->second);
+          destroyCallBuilder.create(loc, builder, {stream});
+        }
+        continue;
+      }
+      // Live out of this block: destroy it on each edge to a successor where
+      // it is no longer live, splitting the edge if needed.
+      Operation *terminator = block->getTerminator();
+      for (unsigned i = 0, e = terminator->getNumSuccessors(); i < e; ++i) {
+        Block *successor = terminator->getSuccessor(i);
+        bool isEdge = edgeBlocks.contains(successor);
+        Block *target =
+            isEdge ? successor->getTerminator()->getSuccessor(0) : successor;
+        if (liveness.getLiveIn(target).contains(stream))
+          continue;
+        OpBuilder builder(terminator->getContext());
+        if (isEdge || successor->getSinglePredecessor()) {
+          builder.setInsertionPointToStart(successor);
+          destroyCallBuilder.create(loc, builder, {stream});
+          continue;
+        }
+        Block *edge = builder.createBlock(
+            successor, successor->getArgumentTypes(),
+            SmallVector<Location>(successor->getNumArguments(), loc));
+        destroyCallBuilder.create(loc, builder, {stream});
+        LLVM::BrOp::create(builder, loc, edge->getArguments(), successor);
+        terminator->setSuccessor(edge, i);
+        edgeBlocks.insert(edge);
+      }
+    }
+  }
+}
+
 void GpuToLLVMConversionPass::runOnOperation() {
   MLIRContext *context = &getContext();
 
@@ -653,6 +840,7 @@ void GpuToLLVMConversionPass::runOnOperation() {
 
   if (failed(checkLowerableGpuOps(getOperation(), converter)))
     return signalPassFailure();
+  makeForksExplicit(getOperation());
 
   // The host-side GPU ops this pass lowers to runtime calls (the async ops,
   // host registration, device selection; gpu.launch must have been outlined)
@@ -682,7 +870,8 @@ void GpuToLLVMConversionPass::runOnOperation() {
 
   if (failed(
           applyPartialConversion(getOperation(), target, std::move(patterns))))
-    signalPassFailure();
+    return signalPassFailure();
+  destroyStreamsAfterLastUse(getOperation());
 }
 
 LLVM::CallOp FunctionCallBuilder::create(Location loc, OpBuilder &builder,
@@ -989,8 +1178,13 @@ void ConvertOpToGpuRuntimeCallPattern<OpTy>::waitForDependency(
   Value event = dependency;
   if (isStream(dependency)) {
     OpBuilder::InsertionGuard guard(rewriter);
-    // A stream token is defined by an op (block arguments are events).
-    rewriter.setInsertionPointAfter(origDependency.getDefiningOp());
+    // A stream token is defined by an op (block arguments are events). Record
+    // right after it when it is in the same block; from another block (a loop
+    // body, a branch) the event would be created once and used on each
+    // iteration or not at all, so record here.
+    Operation *producer = origDependency.getDefiningOp();
+    if (producer->getBlock() == rewriter.getInsertionBlock())
+      rewriter.setInsertionPointAfter(producer);
     event = eventCreateCallBuilder.create(loc, rewriter, {}).getResult();
     eventRecordCallBuilder.create(loc, rewriter, {event, dependency});
   }

@@ -18,6 +18,8 @@ module attributes {gpu.container_module} {
     // CHECK: %[[S1:.*]] = llvm.call @mgpuStreamCreate()
     // CHECK-NEXT: %[[E1:.*]] = llvm.call @mgpuEventCreate()
     // CHECK-NEXT: llvm.call @mgpuEventRecord(%[[E1]], %[[S1]])
+    // The joined stream is destroyed after its last use.
+    // CHECK-NEXT: llvm.call @mgpuStreamDestroy(%[[S1]])
     %t1 = gpu.wait async
     // CHECK-NEXT: llvm.call @mgpuStreamWaitEvent(%[[S0]], %[[E1]])
     // CHECK-NEXT: llvm.call @mgpuEventDestroy(%[[E1]])

@@ -8,26 +8,39 @@
 module attributes {gpu.container_module} {
 
   // The first program of the Discourse thread "How to lower the combination
-  // of async gpu ops", verbatim: a copy with two dependencies, both on the
-  // stream of %0.
+  // of async gpu ops", verbatim: a copy with two dependencies. Both
+  // allocations depend on %0 only, so the second one forks a stream of its
+  // own; the copy joins the two; the first dealloc depends on the first
+  // allocation only, so it forks again.
   // CHECK-LABEL: llvm.func @memcpy_two_deps
   // LLVMIR-LABEL: define void @memcpy_two_deps
   func.func @memcpy_two_deps() {
     %c2 = arith.constant 2 : index
     // CHECK: %[[S:.*]] = llvm.call @mgpuStreamCreate()
+    // CHECK: %[[E0:.*]] = llvm.call @mgpuEventCreate()
+    // CHECK: llvm.call @mgpuEventRecord(%[[E0]], %[[S]])
     %0 = gpu.wait async
     // CHECK: llvm.call @mgpuMemAlloc({{.*}}, %[[S]], {{.*}})
+    // CHECK: %[[E2:.*]] = llvm.call @mgpuEventCreate()
+    // CHECK: llvm.call @mgpuEventRecord(%[[E2]], %[[S]])
     %1, %2 = gpu.alloc async [%0] (%c2) : memref<?xf32>
-    // CHECK: llvm.call @mgpuMemAlloc({{.*}}, %[[S]], {{.*}})
+    // CHECK: %[[F:.*]] = llvm.call @mgpuStreamCreate()
+    // CHECK: llvm.call @mgpuStreamWaitEvent(%[[F]], %[[E0]])
+    // CHECK: llvm.call @mgpuMemAlloc({{.*}}, %[[F]], {{.*}})
     %5, %6 = gpu.alloc async [%0] (%c2) : memref<?xf32>
-    // CHECK-NOT: llvm.call @mgpuEventCreate
+    // CHECK: llvm.call @mgpuStreamWaitEvent(%[[S]], %{{.*}})
     // CHECK: llvm.call @mgpuMemcpy({{.*}}, {{.*}}, {{.*}}, %[[S]])
+    // CHECK: llvm.call @mgpuStreamDestroy(%[[S]])
     %7 = gpu.memcpy async [%2, %6] %1, %5 : memref<?xf32>, memref<?xf32>
-    // CHECK: llvm.call @mgpuMemFree({{.*}}, %[[S]])
+    // CHECK: %[[G:.*]] = llvm.call @mgpuStreamCreate()
+    // CHECK: llvm.call @mgpuStreamWaitEvent(%[[G]], %[[E2]])
+    // CHECK: llvm.call @mgpuMemFree({{.*}}, %[[G]])
     %3 = gpu.dealloc async [%2] %1 : memref<?xf32>
-    // CHECK: llvm.call @mgpuMemFree({{.*}}, %[[S]])
+    // CHECK: llvm.call @mgpuMemFree({{.*}}, %[[F]])
+    // CHECK: llvm.call @mgpuStreamDestroy(%[[F]])
     %4 = gpu.dealloc async [%6] %5 : memref<?xf32>
-    // CHECK: llvm.call @mgpuStreamSynchronize(%[[S]])
+    // CHECK: llvm.call @mgpuStreamSynchronize(%[[G]])
+    // CHECK: llvm.call @mgpuStreamDestroy(%[[G]])
     gpu.wait [%3]
     // CHECK-NOT: gpu.
     // LLVMIR: call void @mgpuMemcpy

@@ -2,14 +2,10 @@
 // streams joined by multi-dependency ops, token-less ops, a kernel launch)
 // with the checking runtime, without a GPU: copies and memsets really
 // happen, the kernel launch is recorded, and the runtime checks the stream
-// and event handles.
-//
-// Stream lifetimes are not complete yet (streams joined into another one are
-// not destroyed), so leaks are reported without failing the run; every other
-// misuse fails it.
+// and event handles: a leak or any misuse fails the run.
 
 // RUN: mlir-opt %s -gpu-lower-to-nvvm-pipeline="cubin-format=isa" \
-// RUN: | env MLIR_GPU_CHECK_LEAKS=report MLIR_GPU_CHECK_VERBOSE=1 \
+// RUN: | env MLIR_GPU_CHECK_VERBOSE=1 \
 // RUN:   mlir-runner --entry-point-result=void \
 // RUN:   --shared-libs=%mlir_gpu_check_runtime \
 // RUN:   --shared-libs=%mlir_runner_utils 2>&1 \
@@ -21,6 +17,7 @@
 // CHECK-DAG: gpu-check: calls mgpuLaunchKernel 1
 // CHECK-DAG: gpu-check: calls mgpuEventRecord 2
 // CHECK-DAG: gpu-check: calls mgpuStreamWaitEvent 2
+// CHECK: gpu-check: live streams 0, events 0, allocations 0
 // CHECK: gpu-check: 0 violation(s)
 // CHECK-NOT: gpu-check: error
 module attributes {gpu.container_module} {

@@ -1,0 +1,112 @@
+// RUN: mlir-opt %s --gpu-to-llvm | FileCheck %s
+
+// Stream lifetimes in -gpu-to-llvm: every stream that only runtime calls use
+// is destroyed exactly once on every path, after its last use; users of one
+// token run on streams of their own (implicit forks).
+
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @kernel(%arg0 : f32) kernel {
+      gpu.return
+    }
+  }
+
+  // Two users of one token: the first continues the stream, the second gets
+  // a stream of its own that waits for an event recorded after the producer.
+  // CHECK-LABEL: llvm.func @fork
+  func.func @fork(%sz : index, %f : f32) {
+    // CHECK: %[[S:.*]] = llvm.call @mgpuStreamCreate()
+    // CHECK: gpu.launch_func <%[[S]] : !llvm.ptr>
+    // CHECK-NEXT: %[[E:.*]] = llvm.call @mgpuEventCreate()
+    // CHECK-NEXT: llvm.call @mgpuEventRecord(%[[E]], %[[S]])
+    %t0 = gpu.wait async
+    %t1 = gpu.launch_func async [%t0] @kernels::@kernel
+        blocks in (%sz, %sz, %sz) threads in (%sz, %sz, %sz) args(%f : f32)
+    // CHECK: gpu.launch_func <%[[S]] : !llvm.ptr>
+    %t2 = gpu.launch_func async [%t1] @kernels::@kernel
+        blocks in (%sz, %sz, %sz) threads in (%sz, %sz, %sz) args(%f : f32)
+    // CHECK: %[[F:.*]] = llvm.call @mgpuStreamCreate()
+    // CHECK-NEXT: llvm.call @mgpuStreamWaitEvent(%[[F]], %[[E]])
+    // CHECK-NEXT: llvm.call @mgpuEventDestroy(%[[E]])
+    // CHECK-NEXT: gpu.launch_func <%[[F]] : !llvm.ptr>
+    %t3 = gpu.launch_func async [%t1] @kernels::@kernel
+        blocks in (%sz, %sz, %sz) threads in (%sz, %sz, %sz) args(%f : f32)
+    // CHECK: llvm.call @mgpuStreamSynchronize(%[[S]])
+    // CHECK-NEXT: llvm.call @mgpuStreamDestroy(%[[S]])
+    // CHECK-NEXT: llvm.call @mgpuStreamSynchronize(%[[F]])
+    // CHECK-NEXT: llvm.call @mgpuStreamDestroy(%[[F]])
+    gpu.wait [%t2, %t3]
+    return
+  }
+
+  // An op that depends on the last token of a stream continues it, whatever
+  // the order of its dependencies.
+  // CHECK-LABEL: llvm.func @continue_last
+  func.func @continue_last(%sz : index, %f : f32) {
+    // CHECK: %[[S:.*]] = llvm.call @mgpuStreamCreate()
+    %t0 = gpu.wait async
+    %t1 = gpu.launch_func async [%t0] @kernels::@kernel
+        blocks in (%sz, %sz, %sz) threads in (%sz, %sz, %sz) args(%f : f32)
+    // CHECK-NOT: llvm.call @mgpuStreamCreate
+    // CHECK-NOT: llvm.call @mgpuEventCreate
+    // CHECK: gpu.launch_func <%[[S]] : !llvm.ptr>
+    // CHECK-NEXT: gpu.launch_func <%[[S]] : !llvm.ptr>
+    %t2 = gpu.launch_func async [%t0, %t1] @kernels::@kernel
+        blocks in (%sz, %sz, %sz) threads in (%sz, %sz, %sz) args(%f : f32)
+    gpu.wait [%t2]
+    return
+  }
+
+  // A synchronous wait on a token whose stream is used again does not
+  // destroy it; the stream is destroyed once, after its last use.
+  // CHECK-LABEL: llvm.func @wait_then_use
+  func.func @wait_then_use(%sz : index, %f : f32) {
+    // CHECK: %[[S:.*]] = llvm.call @mgpuStreamCreate()
+    %t0 = gpu.wait async
+    // CHECK: llvm.call @mgpuStreamSynchronize(%[[S]])
+    // CHECK-NOT: llvm.call @mgpuStreamDestroy
+    gpu.wait [%t0]
+    // CHECK: gpu.launch_func <%[[S]] : !llvm.ptr>
+    %t1 = gpu.launch_func async [%t0] @kernels::@kernel
+        blocks in (%sz, %sz, %sz) threads in (%sz, %sz, %sz) args(%f : f32)
+    // CHECK: llvm.call @mgpuStreamSynchronize(%[[S]])
+    // CHECK-NEXT: llvm.call @mgpuStreamDestroy(%[[S]])
+    // CHECK-NOT: llvm.call @mgpuStreamDestroy
+    gpu.wait [%t1]
+    return
+  }
+
+  // A stream used inside an scf.if is destroyed after the scf.if, on both
+  // paths.
+  // CHECK-LABEL: llvm.func @nested_use
+  func.func @nested_use(%sz : index, %f : f32, %c : i1) {
+    // CHECK: %[[S:.*]] = llvm.call @mgpuStreamCreate()
+    %t0 = gpu.wait async
+    // CHECK: scf.if
+    // CHECK:   llvm.call @mgpuStreamSynchronize(%[[S]])
+    // CHECK-NOT: llvm.call @mgpuStreamDestroy
+    // CHECK: }
+    // CHECK-NEXT: llvm.call @mgpuStreamDestroy(%[[S]])
+    scf.if %c {
+      gpu.wait [%t0]
+    }
+    return
+  }
+
+  // A stream that leaves the region (here yielded out of async.execute, which
+  // records an event and destroys the stream itself) is left alone.
+  // CHECK-LABEL: llvm.func @escapes
+  func.func @escapes() {
+    %a, %v = async.execute -> !async.value<!gpu.async.token> {
+      // CHECK: %[[S:.*]] = llvm.call @mgpuStreamCreate()
+      // CHECK: llvm.call @mgpuEventRecord(%{{.*}}, %[[S]])
+      // CHECK-NEXT: llvm.call @mgpuStreamDestroy(%[[S]])
+      // CHECK-NEXT: async.yield
+      %t = gpu.wait async
+      async.yield %t : !gpu.async.token
+    }
+    %e = async.await %v : !async.value<!gpu.async.token>
+    gpu.wait [%e]
+    return
+  }
+}

@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""Prints a module of N random host programs over GPU async tokens, with a
+@main that runs them all.
+
+The programs are built from async GPU ops (gpu.wait async,
+gpu.launch_func async, gpu.memset async) that depend on random subsets of the
+tokens produced so far (forks and joins), synchronous gpu.wait and token-less
+gpu.memset, and uses of earlier tokens inside scf.if and scf.for bodies.
+Lowered and run with the checking GPU runtime, they must neither leak nor
+misuse a stream or an event.
+
+  token_graphs.py [--seed S] [-n N] [--first K]
+
+Tokens carried across regions (scf.for iter_args, scf.if results, function
+arguments and results, async.execute) are not generated yet.
+"""
+
+import argparse
+import random
+
+HEADER = """module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @kernel(%arg0 : memref<16xi32>) kernel {
+      gpu.return
+    }
+  }
+"""
+
+
+class Program:
+    def __init__(self, rng, index):
+        self.rng = rng
+        self.index = index
+        self.lines = []
+        self.tokens = []
+        self.counter = 0
+
+    def fresh(self):
+        self.counter += 1
+        return f"%t{self.counter}"
+
+    def deps(self, low, high):
+        k = self.rng.randint(low, min(high, len(self.tokens)))
+        return self.rng.sample(self.tokens, k) if k else []
+
+    @staticmethod
+    def dep_list(deps):
+        return f" [{', '.join(deps)}]" if deps else ""
+
+    def launch(self, deps, indent="    "):
+        token = self.fresh()
+        self.lines.append(
+            f"{indent}{token} = gpu.launch_func async{self.dep_list(deps)} "
+            "@kernels::@kernel blocks in (%c1, %c1, %c1) "
+            "threads in (%c1, %c1, %c1) args(%buf : memref<16xi32>)")
+        return token
+
+    def generate(self):
+        rng = self.rng
+        for _ in range(rng.randint(3, 14)):
+            kind = rng.choices(
+                ["wait_async", "launch", "memset", "sync_wait",
+                 "sync_memset", "if", "for"],
+                weights=[3, 5, 3, 2, 1, 1, 1])[0]
+            if kind == "wait_async":
+                token = self.fresh()
+                self.lines.append(
+                    f"    {token} = gpu.wait async{self.dep_list(self.deps(0, 3))}")
+                self.tokens.append(token)
+            elif kind == "launch":
+                self.tokens.append(self.launch(self.deps(0, 3)))
+            elif kind == "memset":
+                token = self.fresh()
+                self.lines.append(
+                    f"    {token} = gpu.memset async{self.dep_list(self.deps(0, 3))} "
+                    "%buf, %v : memref<16xi32>, i32")
+                self.tokens.append(token)
+            elif kind == "sync_wait" and self.tokens:
+                self.lines.append(f"    gpu.wait [{', '.join(self.deps(1, 2))}]")
+            elif kind == "sync_memset":
+                self.lines.append(
+                    f"    gpu.memset{self.dep_list(self.deps(0, 2))} "
+                    "%buf, %v : memref<16xi32>, i32")
+            elif kind in ("if", "for") and self.tokens:
+                deps = self.deps(1, 2)
+                head = ("    scf.if %cond {" if kind == "if" else
+                        "    scf.for %i = %c0 to %c2 step %c1 {")
+                self.lines.append(head)
+                if rng.random() < 0.5:
+                    self.lines.append(f"      gpu.wait [{', '.join(deps)}]")
+                else:
+                    inner = self.launch(deps, indent="      ")
+                    self.lines.append(f"      gpu.wait [{inner}]")
+                self.lines.append("    }")
+        # Wait for some of the work at the end; streams must be destroyed
+        # whether or not they were waited for.
+        if self.tokens and rng.random() < 0.7:
+            self.lines.append(f"    gpu.wait [{', '.join(self.deps(1, 3))}]")
+
+    def text(self):
+        body = "\n".join(self.lines)
+        return f"""  func.func @prog{self.index}(%buf : memref<16xi32>, %cond : i1) {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %v = arith.constant 7 : i32
+{body}
+    return
+  }}
+"""
+
+
+
+def module(seed, first, count):
+    rng = random.Random(seed * 1000003 + first)
+    programs = []
+    for i in range(first, first + count):
+        program = Program(rng, i)
+        program.generate()
+        programs.append(program)
+    calls = "\n".join(
+        f"    func.call @prog{p.index}(%buf, %{'t' if p.index % 2 else 'f'})"
+        " : (memref<16xi32>, i1) -> ()" for p in programs)
+    return HEADER + "".join(p.text() for p in programs) + f"""  func.func @main() {{
+    %t = arith.constant true
+    %f = arith.constant false
+    %buf = gpu.alloc () : memref<16xi32>
+{calls}
+    gpu.dealloc %buf : memref<16xi32>
+    return
+  }}
+}}
+"""
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("-n", type=int, default=100, help="number of programs")
+    parser.add_argument("--first", type=int, default=0,
+                        help="index of the first program")
+    args = parser.parse_args()
+    print(module(args.seed, args.first, args.n), end="")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,14 @@
+// 1000 random token graphs (forks, joins, synchronous waits, uses in scf.if
+// and scf.for bodies; see Inputs/token_graphs.py) lowered and run with the
+// checking runtime: every stream and event is destroyed exactly once and
+// never used after destruction.
+
+// RUN: %PYTHON %S/Inputs/token_graphs.py --seed 1 -n 1000 \
+// RUN: | mlir-opt -gpu-lower-to-nvvm-pipeline="cubin-format=isa" \
+// RUN: | mlir-runner --entry-point-result=void \
+// RUN:   --shared-libs=%mlir_gpu_check_runtime 2>&1 \
+// RUN: | FileCheck %s
+
+// CHECK-NOT: gpu-check: error
+// CHECK: gpu-check: live streams 0, events 0, allocations 0
+// CHECK: gpu-check: 0 violation(s)
