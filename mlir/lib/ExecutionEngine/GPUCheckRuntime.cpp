@@ -373,12 +373,32 @@ private:
   bool leaksAreErrors = true;
 };
 
-/// Locks the checker and counts the call for the duration of an API function.
+/// Locks the checker and counts the call for the duration of an API function;
+/// violations found through it name the function.
 struct Call {
   explicit Call(const char *function)
-      : checker(Checker::instance()), lock(checker.mutex) {
+      : function(function), checker(Checker::instance()), lock(checker.mutex) {
     checker.count(function);
   }
+
+  Handle *lookup(void *ptr, Kind kind) {
+    return checker.lookup(ptr, kind, function);
+  }
+  void destroy(void *ptr, Kind kind) { checker.destroy(ptr, kind, function); }
+
+  /// Returns `ptr` as a live event that was recorded, or reports why not.
+  Handle *recordedEvent(void *ptr) {
+    Handle *event = lookup(ptr, Kind::Event);
+    if (event && !event->recorded) {
+      checker.violation("wait-unrecorded-event",
+                        std::string(function) + " given event #" +
+                            std::to_string(event->id) + ", never recorded");
+      return nullptr;
+    }
+    return event;
+  }
+
+  const char *function;
   Checker &checker;
   std::lock_guard<std::mutex> lock;
 };
@@ -409,25 +429,23 @@ MLIR_GPU_CHECK_EXPORT void *mgpuModuleLoadJIT(void *data, int optLevel,
 
 MLIR_GPU_CHECK_EXPORT void mgpuModuleUnload(void *module) {
   Call call("mgpuModuleUnload");
-  call.checker.destroy(module, Kind::Module, "mgpuModuleUnload");
+  call.destroy(module, Kind::Module);
 }
 
 MLIR_GPU_CHECK_EXPORT void *mgpuModuleGetFunction(void *module,
                                                   const char *name) {
   Call call("mgpuModuleGetFunction");
-  if (!call.checker.lookup(module, Kind::Module, "mgpuModuleGetFunction"))
+  if (!call.lookup(module, Kind::Module))
     return nullptr;
   Handle *function = call.checker.create(Kind::Function);
   function->name = name ? name : "";
   return function;
 }
 
-static void launch(Call &call, const char *function, void *kernel,
-                   void *stream) {
-  Handle *kernelHandle = call.checker.lookup(kernel, Kind::Function, function);
+static void launch(Call &call, void *kernel, void *stream) {
+  Handle *kernelHandle = call.lookup(kernel, Kind::Function);
   Handle *streamHandle = nullptr;
-  if (stream &&
-      !(streamHandle = call.checker.lookup(stream, Kind::Stream, function)))
+  if (stream && !(streamHandle = call.lookup(stream, Kind::Stream)))
     return;
   call.checker.enqueue(streamHandle,
                        std::string("launch ") +
@@ -443,7 +461,7 @@ MLIR_GPU_CHECK_EXPORT void mgpuLaunchKernel(void *function, intptr_t gridX,
   Call call("mgpuLaunchKernel");
   (void)gridX, (void)gridY, (void)gridZ, (void)blockX, (void)blockY,
       (void)blockZ, (void)smem, (void)params, (void)extra, (void)paramsCount;
-  launch(call, "mgpuLaunchKernel", function, stream);
+  launch(call, function, stream);
 }
 
 MLIR_GPU_CHECK_EXPORT void
@@ -456,7 +474,7 @@ mgpuLaunchClusterKernel(void *function, intptr_t clusterX, intptr_t clusterY,
   (void)clusterX, (void)clusterY, (void)clusterZ, (void)gridX, (void)gridY,
       (void)gridZ, (void)blockX, (void)blockY, (void)blockZ, (void)smem,
       (void)params, (void)extra, (void)paramsCount;
-  launch(call, "mgpuLaunchClusterKernel", function, stream);
+  launch(call, function, stream);
 }
 
 //===----------------------------------------------------------------------===//
@@ -470,32 +488,21 @@ MLIR_GPU_CHECK_EXPORT void *mgpuStreamCreate() {
 
 MLIR_GPU_CHECK_EXPORT void mgpuStreamDestroy(void *stream) {
   Call call("mgpuStreamDestroy");
-  call.checker.destroy(stream, Kind::Stream, "mgpuStreamDestroy");
+  call.destroy(stream, Kind::Stream);
 }
 
 MLIR_GPU_CHECK_EXPORT void mgpuStreamSynchronize(void *stream) {
   Call call("mgpuStreamSynchronize");
-  if (Handle *handle =
-          call.checker.lookup(stream, Kind::Stream, "mgpuStreamSynchronize"))
+  if (Handle *handle = call.lookup(stream, Kind::Stream))
     call.checker.synchronizeHostWith(handle->time);
 }
 
 MLIR_GPU_CHECK_EXPORT void mgpuStreamWaitEvent(void *stream, void *event) {
   Call call("mgpuStreamWaitEvent");
-  Handle *streamHandle =
-      call.checker.lookup(stream, Kind::Stream, "mgpuStreamWaitEvent");
-  Handle *eventHandle =
-      call.checker.lookup(event, Kind::Event, "mgpuStreamWaitEvent");
-  if (!streamHandle || !eventHandle)
-    return;
-  if (!eventHandle->recorded) {
-    call.checker.violation("wait-unrecorded-event",
-                           "mgpuStreamWaitEvent given event #" +
-                               std::to_string(eventHandle->id) +
-                               ", never recorded");
-    return;
-  }
-  joinInto(streamHandle->time, eventHandle->time);
+  Handle *streamHandle = call.lookup(stream, Kind::Stream);
+  Handle *eventHandle = call.recordedEvent(event);
+  if (streamHandle && eventHandle)
+    joinInto(streamHandle->time, eventHandle->time);
 }
 
 MLIR_GPU_CHECK_EXPORT void *mgpuEventCreate() {
@@ -505,30 +512,19 @@ MLIR_GPU_CHECK_EXPORT void *mgpuEventCreate() {
 
 MLIR_GPU_CHECK_EXPORT void mgpuEventDestroy(void *event) {
   Call call("mgpuEventDestroy");
-  call.checker.destroy(event, Kind::Event, "mgpuEventDestroy");
+  call.destroy(event, Kind::Event);
 }
 
 MLIR_GPU_CHECK_EXPORT void mgpuEventSynchronize(void *event) {
   Call call("mgpuEventSynchronize");
-  Handle *handle =
-      call.checker.lookup(event, Kind::Event, "mgpuEventSynchronize");
-  if (!handle)
-    return;
-  if (!handle->recorded) {
-    call.checker.violation("wait-unrecorded-event",
-                           "mgpuEventSynchronize given event #" +
-                               std::to_string(handle->id) + ", never recorded");
-    return;
-  }
-  call.checker.synchronizeHostWith(handle->time);
+  if (Handle *handle = call.recordedEvent(event))
+    call.checker.synchronizeHostWith(handle->time);
 }
 
 MLIR_GPU_CHECK_EXPORT void mgpuEventRecord(void *event, void *stream) {
   Call call("mgpuEventRecord");
-  Handle *eventHandle =
-      call.checker.lookup(event, Kind::Event, "mgpuEventRecord");
-  Handle *streamHandle =
-      call.checker.lookup(stream, Kind::Stream, "mgpuEventRecord");
+  Handle *eventHandle = call.lookup(event, Kind::Event);
+  Handle *streamHandle = call.lookup(stream, Kind::Stream);
   if (!eventHandle || !streamHandle)
     return;
   // The event completes with the work enqueued on the stream so far.
@@ -540,17 +536,16 @@ MLIR_GPU_CHECK_EXPORT void mgpuEventRecord(void *event, void *stream) {
 // Memory.
 //===----------------------------------------------------------------------===//
 
-static Handle *optionalStream(Call &call, void *stream, const char *function) {
-  if (!stream)
-    return nullptr;
-  return call.checker.lookup(stream, Kind::Stream, function);
+/// The stream of a memory operation; null runs it synchronously on the host.
+static Handle *optionalStream(Call &call, void *stream) {
+  return stream ? call.lookup(stream, Kind::Stream) : nullptr;
 }
 
 MLIR_GPU_CHECK_EXPORT void *mgpuMemAlloc(uint64_t sizeBytes, void *stream,
                                          bool isHostShared) {
   Call call("mgpuMemAlloc");
   (void)isHostShared;
-  Handle *streamHandle = optionalStream(call, stream, "mgpuMemAlloc");
+  Handle *streamHandle = optionalStream(call, stream);
   void *ptr = std::calloc(std::max<uint64_t>(sizeBytes, 1), 1);
   call.checker.allocate(ptr, sizeBytes);
   call.checker.enqueue(streamHandle, "alloc");
@@ -559,8 +554,8 @@ MLIR_GPU_CHECK_EXPORT void *mgpuMemAlloc(uint64_t sizeBytes, void *stream,
 
 MLIR_GPU_CHECK_EXPORT void mgpuMemFree(void *ptr, void *stream) {
   Call call("mgpuMemFree");
-  Handle *streamHandle = optionalStream(call, stream, "mgpuMemFree");
-  if (call.checker.free(ptr, "mgpuMemFree")) {
+  Handle *streamHandle = optionalStream(call, stream);
+  if (call.checker.free(ptr, call.function)) {
     std::free(ptr);
     call.checker.enqueue(streamHandle, "free");
   }
@@ -569,7 +564,7 @@ MLIR_GPU_CHECK_EXPORT void mgpuMemFree(void *ptr, void *stream) {
 MLIR_GPU_CHECK_EXPORT void mgpuMemcpy(void *dst, void *src, size_t sizeBytes,
                                       void *stream) {
   Call call("mgpuMemcpy");
-  Handle *streamHandle = optionalStream(call, stream, "mgpuMemcpy");
+  Handle *streamHandle = optionalStream(call, stream);
   std::memmove(dst, src, sizeBytes);
   call.checker.enqueue(streamHandle, "memcpy");
 }
@@ -577,7 +572,7 @@ MLIR_GPU_CHECK_EXPORT void mgpuMemcpy(void *dst, void *src, size_t sizeBytes,
 MLIR_GPU_CHECK_EXPORT void mgpuMemset32(void *dst, unsigned int value,
                                         size_t count, void *stream) {
   Call call("mgpuMemset32");
-  Handle *streamHandle = optionalStream(call, stream, "mgpuMemset32");
+  Handle *streamHandle = optionalStream(call, stream);
   auto *words = static_cast<uint32_t *>(dst);
   std::fill(words, words + count, static_cast<uint32_t>(value));
   call.checker.enqueue(streamHandle, "memset32");
@@ -586,7 +581,7 @@ MLIR_GPU_CHECK_EXPORT void mgpuMemset32(void *dst, unsigned int value,
 MLIR_GPU_CHECK_EXPORT void mgpuMemset16(void *dst, unsigned short value,
                                         size_t count, void *stream) {
   Call call("mgpuMemset16");
-  Handle *streamHandle = optionalStream(call, stream, "mgpuMemset16");
+  Handle *streamHandle = optionalStream(call, stream);
   auto *halves = static_cast<uint16_t *>(dst);
   std::fill(halves, halves + count, static_cast<uint16_t>(value));
   call.checker.enqueue(streamHandle, "memset16");
