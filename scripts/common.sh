@@ -15,7 +15,7 @@ DEBIAN_ORIG_SHA256=b49b9277aef97616320b2da259e1f8174c65b0ce2fbe2e8629644a9769340
 
 # Everything that is not part of the repository lives under the cache:
 # the pristine tree, the working branch, ccache.
-CACHE_DIR=${GPU_SERIES_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mlir-gpu-async-series}
+CACHE_DIR=${GPU_SERIES_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/mlir-gpu-async-series}
 PRISTINE_DIR=${CACHE_DIR}/pristine-${LLVM_VERSION}
 # The working branch: pristine tree + one commit per patch.
 WORK_DIR=${GPU_SERIES_WORKTREE:-${CACHE_DIR}/work}
