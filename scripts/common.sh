@@ -61,20 +61,25 @@ series_patches() {
 # branch "series" on top of tag $LLVM_TAG).
 SRC_DIR=${BUILD_DIR}/llvm-project
 
-# apply_series REPO: applies patches/series onto REPO's HEAD with git am, one
-# commit per patch. On failure the am is aborted and the patch named.
+# apply_series REPO [HOOK]: applies patches/series onto REPO's HEAD with
+# git am, one commit per patch, calling HOOK with the patch's file name after
+# each one. On failure the am is aborted and the patch named. A repository
+# without a committer identity (the scratch ones) gets a neutral one.
 apply_series() {
-  local repo=$1 p log
+  local repo=$1 hook=${2:-} p log ident=()
+  git -C "$repo" config user.email >/dev/null ||
+    ident=(-c user.name=series -c user.email=series@localhost)
   log=$(mktemp)
   while read -r p; do
     [[ -f ${REPO_ROOT}/patches/$p ]] || die "patches/series lists '$p' but patches/$p does not exist"
-    if ! git -C "$repo" -c user.name=series -c user.email=series@localhost \
+    if ! git -C "$repo" "${ident[@]}" \
       am -q --keep-cr --keep-non-patch "${REPO_ROOT}/patches/$p" >"$log" 2>&1; then
       git -C "$repo" am --abort >/dev/null 2>&1 || true
       grep -E '^(error|Patch failed)' "$log" | sed 's/^/    /' >&2 || true
       rm -f "$log"
       die "patch $p does not apply (on top of the patches before it in patches/series)"
     fi
+    [[ -z $hook ]] || "$hook" "$p"
   done < <(series_patches)
   rm -f "$log"
 }

@@ -26,14 +26,10 @@ cleanup() {
 trap cleanup EXIT
 git -C "$lp" worktree add -q --detach "$tmp/wt" "$LLVM_TAG"
 
-while read -r p; do
-  [[ -f ${REPO_ROOT}/patches/$p ]] || die "patches/series lists '$p' but patches/$p does not exist"
-  git -C "$tmp/wt" am -q --keep-cr --keep-non-patch "${REPO_ROOT}/patches/$p" || {
-    git -C "$tmp/wt" am --abort >/dev/null 2>&1 || true
-    die "patch $p does not apply onto ${LLVM_TAG} in $lp"
-  }
-  branch=${prefix}/${p%.patch}
+make_branch() {
+  local branch=${prefix}/${1%.patch}
   git -C "$tmp/wt" branch -f "$branch" HEAD >/dev/null
   note "$branch"
-done < <(series_patches)
+}
+apply_series "$tmp/wt" make_branch
 note "pushed nothing; push the branches above to your fork to open stacked PRs"
