@@ -7,7 +7,10 @@
 #   scripts/test.sh --no-build    # test what is in build/ now
 #   scripts/test.sh -- LIT_ARGS   # extra lit arguments (e.g. --filter gpu)
 #
-# Ends with one line "N passed, N failed, N skipped" from lit's results.
+# Then, where the CUDA toolkit is installed, builds the CUDA integration tests
+# as native executables and runs their host side with the checking runtime
+# (scripts/cuda-suite.sh). Ends with one line "N passed, N failed, N skipped":
+# lit's results plus the host-checked executables.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 
@@ -33,6 +36,7 @@ T=${SRC_DIR}/mlir/test
 # and the CUDA runner: lit reports it unsupported elsewhere.
 suites=(
   Dialect/GPU Conversion/GPUCommon Conversion/GPUToNVVM Conversion/GPUToROCDL
+  Conversion/NVGPUToNVVM
   Conversion/SCFToGPU Dialect/Async Conversion/AsyncToLLVM
   Dialect/SparseTensor/GPU Integration/GPU
 )
@@ -60,4 +64,33 @@ lit_rc=${PIPESTATUS[0]}
 set -e
 note "lit finished in $(($(date +%s) - start)) s (exit ${lit_rc})"
 [[ -f $results ]] || die "lit wrote no results (exit ${lit_rc})"
-python3 "${REPO_ROOT}/ci/lit-summary.py" "$results"
+status=0
+lit_line=$(python3 "${REPO_ROOT}/ci/lit-summary.py" "$results") || status=1
+echo "$lit_line"
+read -r passed _ failed _ skipped _ <<<"$(tail -1 <<<"$lit_line")"
+
+# The CUDA integration tests as native executables, built wherever the CUDA
+# toolkit is, and their host side run with the checking runtime (no GPU);
+# scripts/cuda-suite.sh and docs/cuda-suite.md. Not with a lit filter.
+if ((${#lit_extra[@]} == 0)); then
+  if [[ -x ${CUDA_HOME:-/usr/local/cuda}/bin/ptxas ]]; then
+    suite=${REPO_ROOT}/scripts/cuda-suite.sh
+    log=$(mktemp)
+    if "$suite" build && "$suite" host-check | tee "$log" && "$suite" pack; then
+      line=$(grep '^host-check:' "$log" | tail -1)
+      read -r _ hc_passed _ hc_failed _ hc_skipped _ <<<"$line"
+      passed=$((passed + hc_passed))
+      failed=$((failed + hc_failed))
+      skipped=$((skipped + hc_skipped))
+    else
+      echo "FAIL: CUDA integration executables (build, host-check or pack)"
+      failed=$((failed + 1))
+      status=1
+    fi
+    rm -f "$log"
+  else
+    note "no CUDA toolkit at ${CUDA_HOME:-/usr/local/cuda}: CUDA integration executables not built"
+  fi
+fi
+echo "${passed} passed, ${failed} failed, ${skipped} skipped"
+exit "$status"

@@ -7,9 +7,10 @@ Integration/GPU/Check/token-graphs.mlir, this runs as many as asked.
 
 The programs come from the series' generator
 (mlir/test/Integration/GPU/Check/Inputs/token_graphs.py in build/llvm-project),
-are lowered with build/bin/mlir-opt -gpu-lower-to-nvvm-pipeline and run with
-Debian's mlir-runner and build/lib/libmlir_gpu_check_runtime.so, one module
-per batch. Prints one line per batch and a final summary; exits 1 if any
+are lowered with build/bin/mlir-opt -gpu-lower-to-nvvm-pipeline (then the
+async dialect's lowering, as the lit test does) and run with Debian's
+mlir-runner, build/lib/libmlir_gpu_check_runtime.so and the async runtime,
+one module per batch. Prints one line per batch and a final summary; exits 1 if any
 batch has a violation or a tool fails, keeping that batch's module under
 build/fuzz/ to reproduce it.
 """
@@ -28,6 +29,10 @@ GENERATOR = os.path.join(BUILD, "llvm-project", "mlir", "test", "Integration",
 MLIR_OPT = os.path.join(BUILD, "bin", "mlir-opt")
 RUNNER = os.path.join(LLVM_PREFIX, "bin", "mlir-runner")
 RUNTIME = os.path.join(BUILD, "lib", "libmlir_gpu_check_runtime.so")
+ASYNC_RUNTIME = os.path.join(BUILD, "lib", "libmlir_async_runtime.so")
+ASYNC_LOWERING = ["-async-to-async-runtime", "-async-runtime-ref-counting",
+                  "-convert-async-to-llvm", "-convert-to-llvm",
+                  "-reconcile-unrealized-casts"]
 
 
 def run_batch(seed, first, count, keep_dir):
@@ -40,10 +45,17 @@ def run_batch(seed, first, count, keep_dir):
     lowered = subprocess.run(
         [MLIR_OPT, path, "-gpu-lower-to-nvvm-pipeline=cubin-format=isa"],
         capture_output=True, text=True)
+    if lowered.returncode == 0:
+        lowered = subprocess.run([MLIR_OPT] + ASYNC_LOWERING,
+                                 input=lowered.stdout, capture_output=True,
+                                 text=True)
     if lowered.returncode != 0:
         return False, f"mlir-opt failed on {path}:\n{lowered.stderr[-2000:]}"
+    # -O0 as upstream's async integration tests: the coroutine lowering of
+    # async.execute does not survive mlir-runner's default optimization.
     run = subprocess.run(
-        [RUNNER, "--entry-point-result=void", f"--shared-libs={RUNTIME}"],
+        [RUNNER, "--entry-point-result=void", "-O0",
+         f"--shared-libs={RUNTIME}", f"--shared-libs={ASYNC_RUNTIME}"],
         input=lowered.stdout, capture_output=True, text=True)
     report = run.stderr
 
@@ -68,7 +80,7 @@ def main():
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--batch", type=int, default=500)
     args = parser.parse_args()
-    for path in (GENERATOR, MLIR_OPT, RUNNER, RUNTIME):
+    for path in (GENERATOR, MLIR_OPT, RUNNER, RUNTIME, ASYNC_RUNTIME):
         if not os.path.exists(path):
             sys.exit(f"error: {path} not found; run scripts/build.sh first")
     keep_dir = os.path.join(BUILD, "fuzz")

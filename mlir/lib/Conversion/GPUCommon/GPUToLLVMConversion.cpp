@@ -31,6 +31,7 @@
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/IR/Attributes.h"
 #include "mlir/IR/Builders.h"
@@ -38,6 +39,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -89,7 +91,8 @@ protected:
   /// Returns whether `token`, a lowered `!gpu.async.token`, is a stream.
   /// Within straight-line GPU work a token is the stream the work runs on: it
   /// comes from `mgpuStreamCreate` and is forwarded by every op that runs on
-  /// it. Tokens that cross `async.execute` boundaries are events.
+  /// it. Tokens that cross region boundaries (block arguments, results of
+  /// region ops and calls, `async.await`) are events.
   bool isStream(Value token) const;
 
   /// Makes `stream` wait, without blocking the host, for the work that
@@ -97,9 +100,10 @@ protected:
   /// stands for. A stream dependency gets an event recorded right after the
   /// op that produced `origDependency` when that op is in the same block, so
   /// that the event captures that op's work and nothing enqueued on the
-  /// stream later (otherwise at the current point); the event is destroyed
-  /// once waited for. An event dependency is waited for directly; it is not
-  /// destroyed.
+  /// stream later (otherwise at the current point). An event dependency is
+  /// waited for directly. Either way the event is destroyed once waited for:
+  /// an event token has a single user (see normalizeEventTokens), which
+  /// consumes it.
   void waitForDependency(Location loc, Value stream, Value origDependency,
                          Value dependency,
                          ConversionPatternRewriter &rewriter) const;
@@ -629,6 +633,53 @@ static bool isStreamToken(Value token) {
   return producer && producer.getAsyncToken() == token;
 }
 
+/// Gives each event token exactly one consumer. Tokens that are not produced
+/// by an async GPU op (block arguments, results of region ops and calls,
+/// `async.await`) lower to events, and the op that uses an event destroys it,
+/// so an event token must be used exactly once, by an op in the block that
+/// defines it: either a GPU op, which consumes it, or an op that passes it on
+/// across a region boundary (a terminator, a call, a loop's initial value),
+/// which hands it over. Anything else is rewritten here:
+///  - a token that is never used gets an unused `gpu.wait async`, which only
+///    releases the event;
+///  - a token used several times, from a nested region (which may run zero
+///    times, or many), or by a conditional branch (which may pass it along
+///    one edge only) becomes a stream right after its definition:
+///    `gpu.wait async [%event]`; streams can be used any number of times.
+static void normalizeEventTokens(Operation *root) {
+  SmallVector<Value> events;
+  root->walk([&](Operation *op) {
+    if (isa<gpu::GPUModuleOp>(op))
+      return WalkResult::skip();
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument argument : block.getArguments())
+          if (isa<gpu::AsyncTokenType>(argument.getType()))
+            events.push_back(argument);
+    for (Value result : op->getResults())
+      if (isa<gpu::AsyncTokenType>(result.getType()) && !isStreamToken(result))
+        events.push_back(result);
+    return WalkResult::advance();
+  });
+  for (Value event : events) {
+    Block *block = event.getParentBlock();
+    auto users = llvm::to_vector(event.getUsers());
+    if (llvm::all_equal(users) && !users.empty() &&
+        users.front()->getBlock() == block &&
+        users.front()->getNumSuccessors() < 2)
+      continue;
+    OpBuilder builder(event.getContext());
+    if (auto argument = dyn_cast<BlockArgument>(event))
+      builder.setInsertionPointToStart(block);
+    else
+      builder.setInsertionPointAfter(event.getDefiningOp());
+    auto wait = gpu::WaitOp::create(builder, event.getLoc(), event.getType(),
+                                    ValueRange(event));
+    if (!users.empty())
+      event.replaceAllUsesExcept(wait.getAsyncToken(), wait);
+  }
+}
+
 /// Makes implicit forks explicit. An async op runs on the stream of its first
 /// stream dependency (see getStreamForAsyncOp). That is only right if nothing
 /// else was enqueued on that stream since the dependency's producer, or if the
@@ -691,51 +742,132 @@ static void makeForksExplicit(Operation *root) {
   });
 }
 
-/// Gives each stream that the lowering created, and that only runtime calls
-/// use, exactly one `mgpuStreamDestroy` on every path, right after its last
-/// use: the `mgpuStreamDestroy` calls the patterns emitted on their own
-/// (synchronous `gpu.wait`, token-less ops) are removed, as they could destroy
-/// a stream that another token still names, and new ones are placed where the
-/// stream dies, by liveness: after the last use in a block where it is not
-/// live-out, and on each control-flow edge along which it stops being live.
-/// A use nested in an op (an `scf.if` body) counts as a use by that op. CUDA
-/// releases a stream's resources once its pending work completes, so
-/// destroying it after its last host-side use is safe. Streams that escape
-/// (block arguments, `async.yield`, calls, returns, uses in `async.execute`
-/// regions, which run on other threads) are left as they are.
+/// Gives each stream that the lowering created exactly one
+/// `mgpuStreamDestroy` on every path, right after its last use, and never lets
+/// a stream cross a region boundary:
+///  - a stream used in an `async.execute` body that it was not created in
+///    would be used on another thread, possibly after this one destroyed it:
+///    an event is recorded on it before the `async.execute`, and the body
+///    gets a stream of its own that waits for that event;
+///  - a stream used by anything but a runtime call (a terminator such as
+///    `scf.yield` or `llvm.return`, a branch, a call, a loop's initial value)
+///    crosses a region boundary: an event recorded on it right before that
+///    use is passed instead, and the receiver owns that event (see
+///    normalizeEventTokens);
+///  - the `mgpuStreamDestroy` calls the patterns emitted on their own
+///    (synchronous `gpu.wait`, token-less ops, `async.yield`) are removed, as
+///    they could destroy a stream that another token still names, and new
+///    ones are placed where the stream dies, by liveness: after the last use
+///    in a block where it is not live-out, and on each control-flow edge
+///    along which it stops being live. A use nested in an op (an `scf.if`
+///    body) counts as a use by that op.
+/// CUDA releases a stream's resources once its pending work completes, so
+/// destroying it after its last host-side use is safe.
 static void destroyStreamsAfterLastUse(Operation *root) {
-  StringRef createName = "mgpuStreamCreate";
-  StringRef destroyName = "mgpuStreamDestroy";
+  MLIRContext *context = root->getContext();
+  Type pointerType = LLVM::LLVMPointerType::get(context);
+  Type voidType = LLVM::LLVMVoidType::get(context);
+  FunctionCallBuilder streamCreateCallBuilder("mgpuStreamCreate", pointerType,
+                                              {});
+  FunctionCallBuilder streamDestroyCallBuilder("mgpuStreamDestroy", voidType,
+                                               {pointerType});
+  FunctionCallBuilder streamWaitEventCallBuilder(
+      "mgpuStreamWaitEvent", voidType, {pointerType, pointerType});
+  FunctionCallBuilder eventCreateCallBuilder("mgpuEventCreate", pointerType,
+                                             {});
+  FunctionCallBuilder eventRecordCallBuilder("mgpuEventRecord", voidType,
+                                             {pointerType, pointerType});
+  FunctionCallBuilder eventDestroyCallBuilder("mgpuEventDestroy", voidType,
+                                              {pointerType});
   auto isCallTo = [](Operation *op, StringRef prefix) {
     auto call = dyn_cast<LLVM::CallOp>(op);
     return call && call.getCallee() && call.getCallee()->starts_with(prefix);
   };
+  auto recordEvent = [&](Location loc, OpBuilder &builder, Value stream) {
+    Value event = eventCreateCallBuilder.create(loc, builder, {}).getResult();
+    eventRecordCallBuilder.create(loc, builder, {event, stream});
+    return event;
+  };
 
-  // Streams whose lifetime is ours to manage, with their own destroy calls
-  // removed.
-  SmallVector<LLVM::CallOp> streams;
+  SmallVector<LLVM::CallOp> worklist;
   root->walk([&](LLVM::CallOp create) {
-    if (create.getCallee() != createName)
-      return;
-    Region *region = create->getParentRegion();
-    SmallVector<Operation *> destroys;
-    for (OpOperand &use : create.getResult().getUses()) {
-      Operation *user = use.getOwner();
-      if (!isCallTo(user, "mgpu") && !isa<gpu::LaunchFuncOp>(user))
-        return;
-      Operation *ancestor = region->findAncestorOpInRegion(*user);
-      if (!ancestor)
-        return;
-      for (Operation *op = user; op != ancestor; op = op->getParentOp())
-        if (isa<async::ExecuteOp>(op))
-          return;
-      if (isCallTo(user, destroyName))
-        destroys.push_back(user);
-    }
-    for (Operation *destroy : destroys)
-      destroy->erase();
-    streams.push_back(create);
+    if (create.getCallee() == streamCreateCallBuilder.functionName)
+      worklist.push_back(create);
   });
+  SmallVector<LLVM::CallOp> streams;
+  while (!worklist.empty()) {
+    LLVM::CallOp create = worklist.pop_back_val();
+    Value stream = create.getResult();
+    Location loc = create.getLoc();
+    Region *region = create->getParentRegion();
+
+    // Uses in async.execute bodies, by outermost async.execute.
+    llvm::MapVector<Operation *, SmallVector<OpOperand *>> usesInExecute;
+    for (OpOperand &use : stream.getUses()) {
+      Operation *user = use.getOwner();
+      Operation *ancestor = region->findAncestorOpInRegion(*user);
+      Operation *execute = nullptr;
+      for (Operation *op = user; op != ancestor;) {
+        op = op->getParentOp();
+        if (isa<async::ExecuteOp>(op))
+          execute = op;
+      }
+      if (execute)
+        usesInExecute[execute].push_back(&use);
+    }
+    for (auto &[execute, uses] : usesInExecute) {
+      OpBuilder builder(execute);
+      Value event = recordEvent(loc, builder, stream);
+      builder.setInsertionPointToStart(
+          &cast<async::ExecuteOp>(execute).getBodyRegion().front());
+      LLVM::CallOp local = streamCreateCallBuilder.create(loc, builder, {});
+      streamWaitEventCallBuilder.create(loc, builder,
+                                        {local.getResult(), event});
+      eventDestroyCallBuilder.create(loc, builder, {event});
+      for (OpOperand *use : uses)
+        use->set(local.getResult());
+      worklist.push_back(local);
+    }
+
+    // The patterns' destroy calls go; uses across region boundaries get an
+    // event each. A branch passes it along one edge only, so the event is
+    // recorded on that edge.
+    SetVector<Operation *> crossing;
+    for (OpOperand &use : llvm::make_early_inc_range(stream.getUses())) {
+      Operation *user = use.getOwner();
+      if (isCallTo(user, streamDestroyCallBuilder.functionName))
+        user->erase();
+      else if (!isCallTo(user, "mgpu") && !isa<gpu::LaunchFuncOp>(user))
+        crossing.insert(user);
+    }
+    for (Operation *user : crossing) {
+      OpBuilder builder(user);
+      auto branch = dyn_cast<BranchOpInterface>(user);
+      for (unsigned i = 0, e = branch ? user->getNumSuccessors() : 0; i < e;
+           ++i) {
+        MutableOperandRange forwarded =
+            branch.getSuccessorOperands(i).getMutableForwardedOperands();
+        OperandRange range = forwarded;
+        SmallVector<Value> operands(range.begin(), range.end());
+        if (!llvm::is_contained(operands, stream))
+          continue;
+        Block *successor = user->getSuccessor(i);
+        Block *edge = builder.createBlock(successor);
+        for (Value &operand : operands)
+          if (operand == stream)
+            operand = recordEvent(loc, builder, stream);
+        LLVM::BrOp::create(builder, loc, operands, successor);
+        forwarded.clear();
+        user->setSuccessor(edge, i);
+      }
+      for (OpOperand &use : user->getOpOperands())
+        if (use.get() == stream) {
+          builder.setInsertionPoint(user);
+          use.set(recordEvent(loc, builder, stream));
+        }
+    }
+    streams.push_back(create);
+  }
   if (streams.empty())
     return;
 
@@ -751,9 +883,6 @@ static void destroyStreamsAfterLastUse(Operation *root) {
           llvm::map_to_vector(*region, [](Block &block) { return &block; });
   }
   DenseSet<Block *> edgeBlocks;
-  FunctionCallBuilder destroyCallBuilder(
-      destroyName, LLVM::LLVMVoidType::get(root->getContext()),
-      {LLVM::LLVMPointerType::get(root->getContext())});
   for (LLVM::CallOp create : streams) {
     Value stream = create.getResult();
     Location loc = create.getLoc();
@@ -774,7 +903,7 @@ static void destroyStreamsAfterLastUse(Operation *root) {
         if (it != lastUse.end()) {
           OpBuilder builder(it->second->getContext());
           builder.setInsertionPointAfter(it->second);
-          destroyCallBuilder.create(loc, builder, {stream});
+          streamDestroyCallBuilder.create(loc, builder, {stream});
         }
         continue;
       }
@@ -791,13 +920,13 @@ static void destroyStreamsAfterLastUse(Operation *root) {
         OpBuilder builder(terminator->getContext());
         if (isEdge || successor->getSinglePredecessor()) {
           builder.setInsertionPointToStart(successor);
-          destroyCallBuilder.create(loc, builder, {stream});
+          streamDestroyCallBuilder.create(loc, builder, {stream});
           continue;
         }
         Block *edge = builder.createBlock(
             successor, successor->getArgumentTypes(),
             SmallVector<Location>(successor->getNumArguments(), loc));
-        destroyCallBuilder.create(loc, builder, {stream});
+        streamDestroyCallBuilder.create(loc, builder, {stream});
         LLVM::BrOp::create(builder, loc, edge->getArguments(), successor);
         terminator->setSuccessor(edge, i);
         edgeBlocks.insert(edge);
@@ -840,6 +969,7 @@ void GpuToLLVMConversionPass::runOnOperation() {
 
   if (failed(checkLowerableGpuOps(getOperation(), converter)))
     return signalPassFailure();
+  normalizeEventTokens(getOperation());
   makeForksExplicit(getOperation());
 
   // The host-side GPU ops this pass lowers to runtime calls (the async ops,
@@ -864,6 +994,16 @@ void GpuToLLVMConversionPass::runOnOperation() {
   populateFinalizeMemRefToLLVMConversionPatterns(converter, patterns);
   populateAsyncStructuralTypeConversionsAndLegality(converter, patterns,
                                                     target);
+  // SCF ops that carry async tokens (loop-carried values, results) are
+  // converted like function signatures; others are left to later passes.
+  scf::populateSCFStructuralTypeConversions(converter, patterns);
+  target.addDynamicallyLegalOp<scf::ForOp, scf::IfOp, scf::IndexSwitchOp,
+                               scf::WhileOp, scf::ConditionOp, scf::YieldOp>(
+      [](Operation *op) {
+        auto isToken = [](Type type) { return isa<gpu::AsyncTokenType>(type); };
+        return llvm::none_of(op->getOperandTypes(), isToken) &&
+               llvm::none_of(op->getResultTypes(), isToken);
+      });
   populateGpuToLLVMConversionPatterns(converter, patterns,
                                       kernelBarePtrCallConv,
                                       kernelIntersperseSizeCallConv);
@@ -1146,6 +1286,9 @@ LogicalResult ConvertAsyncYieldToGpuRuntimeCallPattern::matchAndRewrite(
       continue;
     auto idx = operand.getOperandNumber();
     auto stream = adaptor.getOperands()[idx];
+    // An event is handed over as it is.
+    if (!isStream(stream))
+      continue;
     auto event = eventCreateCallBuilder.create(loc, rewriter, {}).getResult();
     eventRecordCallBuilder.create(loc, rewriter, {event, stream});
     newOperands[idx] = event;
@@ -1189,8 +1332,7 @@ void ConvertOpToGpuRuntimeCallPattern<OpTy>::waitForDependency(
     eventRecordCallBuilder.create(loc, rewriter, {event, dependency});
   }
   streamWaitEventCallBuilder.create(loc, rewriter, {stream, event});
-  if (event != dependency)
-    eventDestroyCallBuilder.create(loc, rewriter, {event});
+  eventDestroyCallBuilder.create(loc, rewriter, {event});
 }
 
 template <typename OpTy>
@@ -1213,11 +1355,13 @@ Value ConvertOpToGpuRuntimeCallPattern<OpTy>::getStreamForAsyncOp(
   }
   if (!stream)
     stream = streamCreateCallBuilder.create(loc, rewriter, {}).getResult();
+  llvm::SmallDenseSet<Value, 4> waitedFor;
   for (auto [i, origDependency, dependency] :
        llvm::enumerate(origDependencies, dependencies)) {
     // The same token listed twice, or another token for the reused stream,
     // needs no event.
-    if (i == reused || dependency == stream)
+    if (i == reused || dependency == stream ||
+        !waitedFor.insert(origDependency).second)
       continue;
     waitForDependency(loc, stream, origDependency, dependency, rewriter);
   }
@@ -1251,7 +1395,12 @@ LogicalResult ConvertWaitOpToGpuRuntimeCallPattern::matchAndRewrite(
 
   Location loc = waitOp.getLoc();
 
+  // A token listed twice (canonicalization can fold a `gpu.wait async` into
+  // the synchronous wait that uses it) is waited for, and consumed, once.
+  llvm::SmallDenseSet<Value, 4> waitedFor;
   for (auto operand : adaptor.getOperands()) {
+    if (!waitedFor.insert(operand).second)
+      continue;
     if (isDefinedByCallTo(operand, streamCreateCallBuilder.functionName)) {
       // The converted operand's definition created a stream.
       streamSynchronizeCallBuilder.create(loc, rewriter, {operand});
@@ -1270,22 +1419,26 @@ LogicalResult ConvertWaitOpToGpuRuntimeCallPattern::matchAndRewrite(
 
 // Converts `gpu.wait async` to runtime calls. The converted op creates a new
 // stream that waits for the stream/event operands without blocking the host.
-// Event operands are destroyed. That is, it assumes that they are not used
-// afterwards or elsewhere.
+// Event operands are consumed (destroyed).
 LogicalResult ConvertWaitAsyncOpToGpuRuntimeCallPattern::matchAndRewrite(
     gpu::WaitOp waitOp, OpAdaptor adaptor,
     ConversionPatternRewriter &rewriter) const {
   if (!waitOp.getAsyncToken())
     return rewriter.notifyMatchFailure(waitOp, "Can only convert async op.");
 
+  // Nothing waits for an unused token: only release the events it consumes.
+  if (waitOp.getAsyncToken().use_empty()) {
+    for (Value dependency : adaptor.getAsyncDependencies())
+      if (!isStream(dependency))
+        eventDestroyCallBuilder.create(waitOp.getLoc(), rewriter, {dependency});
+    rewriter.eraseOp(waitOp);
+    return success();
+  }
+
   // `gpu.wait async` is where new streams come from: the result is always a
   // new stream, which waits for all dependencies.
   Value stream = getStreamForAsyncOp(waitOp, adaptor.getAsyncDependencies(),
                                      rewriter, /*freshStream=*/true);
-  // Event operands are consumed.
-  for (Value dependency : adaptor.getAsyncDependencies())
-    if (!isStream(dependency))
-      eventDestroyCallBuilder.create(waitOp.getLoc(), rewriter, {dependency});
   rewriter.replaceOp(waitOp, {stream});
   return success();
 }

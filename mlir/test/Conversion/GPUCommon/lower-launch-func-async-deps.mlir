@@ -86,7 +86,8 @@ module attributes {gpu.container_module} {
   }
 
   // Dependencies that are events (tokens that crossed an async.execute
-  // boundary) are waited for directly.
+  // boundary) are waited for directly, and consumed: destroyed once waited
+  // for.
   // CHECK-LABEL: llvm.func @events
   func.func @events(%sz : index, %f : f32) {
     %x0, %a0 = async.execute -> !async.value<!gpu.async.token> {
@@ -97,21 +98,30 @@ module attributes {gpu.container_module} {
       %t = gpu.wait async
       async.yield %t : !gpu.async.token
     }
+    %x2, %a2 = async.execute -> !async.value<!gpu.async.token> {
+      %t = gpu.wait async
+      async.yield %t : !gpu.async.token
+    }
     // CHECK: %[[E0:.*]] = async.await
     // CHECK: %[[E1:.*]] = async.await
+    // CHECK: %[[E2:.*]] = async.await
     %e0 = async.await %a0 : !async.value<!gpu.async.token>
     %e1 = async.await %a1 : !async.value<!gpu.async.token>
+    %e2 = async.await %a2 : !async.value<!gpu.async.token>
     // With events only, the launch needs a stream of its own.
     // CHECK: %[[S:.*]] = llvm.call @mgpuStreamCreate()
     // CHECK-NEXT: llvm.call @mgpuStreamWaitEvent(%[[S]], %[[E0]])
+    // CHECK-NEXT: llvm.call @mgpuEventDestroy(%[[E0]])
     // CHECK-NEXT: llvm.call @mgpuStreamWaitEvent(%[[S]], %[[E1]])
+    // CHECK-NEXT: llvm.call @mgpuEventDestroy(%[[E1]])
     // CHECK-NEXT: gpu.launch_func <%[[S]] : !llvm.ptr>
     %t0 = gpu.launch_func async [%e0, %e1] @kernels::@kernel
         blocks in (%sz, %sz, %sz) threads in (%sz, %sz, %sz) args(%f : f32)
     // Mixed: the stream is reused, the event waited for.
-    // CHECK: llvm.call @mgpuStreamWaitEvent(%[[S]], %[[E0]])
+    // CHECK: llvm.call @mgpuStreamWaitEvent(%[[S]], %[[E2]])
+    // CHECK-NEXT: llvm.call @mgpuEventDestroy(%[[E2]])
     // CHECK-NEXT: gpu.launch_func <%[[S]] : !llvm.ptr>
-    %t1 = gpu.launch_func async [%e0, %t0] @kernels::@kernel
+    %t1 = gpu.launch_func async [%e2, %t0] @kernels::@kernel
         blocks in (%sz, %sz, %sz) threads in (%sz, %sz, %sz) args(%f : f32)
     gpu.wait [%t1]
     return

@@ -15,23 +15,39 @@ module attributes {gpu.container_module} {
       %t = gpu.wait async
       async.yield %t : !gpu.async.token
     }
+    %x2, %a2 = async.execute -> !async.value<!gpu.async.token> {
+      %t = gpu.wait async
+      async.yield %t : !gpu.async.token
+    }
+    %x3, %a3 = async.execute -> !async.value<!gpu.async.token> {
+      %t = gpu.wait async
+      async.yield %t : !gpu.async.token
+    }
     // CHECK: %[[E0:.*]] = async.await
     // CHECK: %[[E1:.*]] = async.await
+    // CHECK: %[[E2:.*]] = async.await
+    // CHECK: %[[E3:.*]] = async.await
     %e0 = async.await %a0 : !async.value<!gpu.async.token>
     %e1 = async.await %a1 : !async.value<!gpu.async.token>
+    %e2 = async.await %a2 : !async.value<!gpu.async.token>
+    %e3 = async.await %a3 : !async.value<!gpu.async.token>
     // Events only: a new stream waits for both.
     // CHECK: %[[S:.*]] = llvm.call @mgpuStreamCreate()
     // CHECK-NEXT: llvm.call @mgpuStreamWaitEvent(%[[S]], %[[E0]])
+    // CHECK-NEXT: llvm.call @mgpuEventDestroy(%[[E0]])
     // CHECK-NEXT: llvm.call @mgpuStreamWaitEvent(%[[S]], %[[E1]])
+    // CHECK-NEXT: llvm.call @mgpuEventDestroy(%[[E1]])
     // CHECK: llvm.call @mgpuMemAlloc({{.*}}, %[[S]], {{.*}})
     %dev, %t0 = gpu.alloc async [%e0, %e1] () : memref<16xf32>
     // Mixed: the stream is continued, the event waited for.
-    // CHECK: llvm.call @mgpuStreamWaitEvent(%[[S]], %[[E1]])
+    // CHECK: llvm.call @mgpuStreamWaitEvent(%[[S]], %[[E2]])
+    // CHECK-NEXT: llvm.call @mgpuEventDestroy(%[[E2]])
     // CHECK: llvm.call @mgpuMemset32({{.*}}, {{.*}}, {{.*}}, %[[S]])
-    %t1 = gpu.memset async [%e1, %t0] %dev, %value : memref<16xf32>, f32
-    // CHECK: llvm.call @mgpuStreamWaitEvent(%[[S]], %[[E0]])
+    %t1 = gpu.memset async [%e2, %t0] %dev, %value : memref<16xf32>, f32
+    // CHECK: llvm.call @mgpuStreamWaitEvent(%[[S]], %[[E3]])
+    // CHECK-NEXT: llvm.call @mgpuEventDestroy(%[[E3]])
     // CHECK: llvm.call @mgpuMemcpy({{.*}}, {{.*}}, {{.*}}, %[[S]])
-    %t2 = gpu.memcpy async [%t1, %e0] %host, %dev : memref<16xf32>, memref<16xf32>
+    %t2 = gpu.memcpy async [%t1, %e3] %host, %dev : memref<16xf32>, memref<16xf32>
     // CHECK: llvm.call @mgpuMemFree({{.*}}, %[[S]])
     %t3 = gpu.dealloc async [%t2] %dev : memref<16xf32>
     gpu.wait [%t3]

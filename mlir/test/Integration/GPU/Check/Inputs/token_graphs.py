@@ -5,14 +5,14 @@
 The programs are built from async GPU ops (gpu.wait async,
 gpu.launch_func async, gpu.memset async) that depend on random subsets of the
 tokens produced so far (forks and joins), synchronous gpu.wait and token-less
-gpu.memset, and uses of earlier tokens inside scf.if and scf.for bodies.
-Lowered and run with the checking GPU runtime, they must neither leak nor
-misuse a stream or an event.
+gpu.memset, uses of earlier tokens inside scf.if and scf.for bodies, and
+tokens that cross region boundaries: scf.for iter_args, scf.if results,
+function arguments and results, async.execute bodies and the tokens they
+yield (awaited once each). Some tokens are never used. Lowered and run with
+the checking GPU runtime, they must neither leak nor misuse a stream or an
+event.
 
   token_graphs.py [--seed S] [-n N] [--first K]
-
-Tokens carried across regions (scf.for iter_args, scf.if results, function
-arguments and results, async.execute) are not generated yet.
 """
 
 import argparse
@@ -23,6 +23,18 @@ HEADER = """module attributes {gpu.container_module} {
     gpu.func @kernel(%arg0 : memref<16xi32>) kernel {
       gpu.return
     }
+  }
+  func.func @helper(%t : !gpu.async.token, %buf : memref<16xi32>)
+      -> !gpu.async.token {
+    %c1 = arith.constant 1 : index
+    %t1 = gpu.launch_func async [%t] @kernels::@kernel
+        blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+        args(%buf : memref<16xi32>)
+    %t2 = gpu.launch_func async [%t] @kernels::@kernel
+        blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+        args(%buf : memref<16xi32>)
+    %t3 = gpu.wait async [%t1, %t2]
+    return %t3 : !gpu.async.token
   }
 """
 
@@ -60,8 +72,9 @@ class Program:
         for _ in range(rng.randint(3, 14)):
             kind = rng.choices(
                 ["wait_async", "launch", "memset", "sync_wait",
-                 "sync_memset", "if", "for"],
-                weights=[3, 5, 3, 2, 1, 1, 1])[0]
+                 "sync_memset", "if", "for", "for_carried", "if_result",
+                 "call", "execute"],
+                weights=[3, 5, 3, 2, 1, 1, 1, 1, 1, 1, 1])[0]
             if kind == "wait_async":
                 token = self.fresh()
                 self.lines.append(
@@ -92,6 +105,49 @@ class Program:
                     inner = self.launch(deps, indent="      ")
                     self.lines.append(f"      gpu.wait [{inner}]")
                 self.lines.append("    }")
+            elif kind == "for_carried" and self.tokens:
+                init, = self.deps(1, 1)
+                token, arg = self.fresh(), self.fresh()
+                self.lines.append(
+                    f"    {token} = scf.for %i = %c0 to %c2 step %c1 "
+                    f"iter_args({arg} = {init}) -> !gpu.async.token {{")
+                if rng.random() < 0.25:
+                    yielded = arg
+                else:
+                    outer = self.deps(0, 1)
+                    yielded = self.launch([arg] + outer, indent="      ")
+                self.lines.append(f"      scf.yield {yielded} : !gpu.async.token")
+                self.lines.append("    }")
+                self.tokens.append(token)
+            elif kind == "if_result" and self.tokens:
+                token = self.fresh()
+                self.lines.append(f"    {token} = scf.if %cond -> !gpu.async.token {{")
+                inner = self.launch(self.deps(1, 2), indent="      ")
+                self.lines.append(f"      scf.yield {inner} : !gpu.async.token")
+                self.lines.append("    } else {")
+                other, = self.deps(1, 1)
+                self.lines.append(f"      scf.yield {other} : !gpu.async.token")
+                self.lines.append("    }")
+                self.tokens.append(token)
+            elif kind == "call" and self.tokens:
+                token = self.fresh()
+                arg, = self.deps(1, 1)
+                self.lines.append(
+                    f"    {token} = func.call @helper({arg}, %buf) : "
+                    "(!gpu.async.token, memref<16xi32>) -> !gpu.async.token")
+                self.tokens.append(token)
+            elif kind == "execute":
+                handle, value, token = self.fresh(), self.fresh(), self.fresh()
+                self.lines.append(
+                    f"    {handle}, {value} = async.execute -> "
+                    "!async.value<!gpu.async.token> {")
+                inner = self.launch(self.deps(0, 2), indent="      ")
+                self.lines.append(f"      async.yield {inner} : !gpu.async.token")
+                self.lines.append("    }")
+                self.lines.append(
+                    f"    {token} = async.await {value} : "
+                    "!async.value<!gpu.async.token>")
+                self.tokens.append(token)
         # Wait for some of the work at the end; streams must be destroyed
         # whether or not they were waited for.
         if self.tokens and rng.random() < 0.7:

@@ -1,0 +1,183 @@
+// RUN: mlir-opt %s --gpu-to-llvm | FileCheck %s
+
+// Async tokens that cross region boundaries (loop-carried values, scf.if
+// results, function arguments and results, async.execute bodies) are events:
+// a stream crossing a boundary gets an event recorded right before it, and the
+// receiver owns that event. Each event is consumed exactly once.
+
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @kernel(%arg0 : f32) kernel {
+      gpu.return
+    }
+  }
+
+  // CHECK-LABEL: llvm.func @loop_carried
+  func.func @loop_carried(%sz : index, %f : f32) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    // CHECK: %[[S:.*]] = llvm.call @mgpuStreamCreate()
+    // CHECK: %[[E:.*]] = llvm.call @mgpuEventCreate()
+    // CHECK-NEXT: llvm.call @mgpuEventRecord(%[[E]], %[[S]])
+    // CHECK-NEXT: llvm.call @mgpuStreamDestroy(%[[S]])
+    // CHECK-NEXT: %[[R:.*]] = scf.for {{.*}} iter_args(%[[A:.*]] = %[[E]]) -> (!llvm.ptr)
+    %t0 = gpu.wait async
+    %r = scf.for %i = %c0 to %sz step %c1 iter_args(%a = %t0) -> !gpu.async.token {
+      // CHECK: %[[S1:.*]] = llvm.call @mgpuStreamCreate()
+      // CHECK-NEXT: llvm.call @mgpuStreamWaitEvent(%[[S1]], %[[A]])
+      // CHECK-NEXT: llvm.call @mgpuEventDestroy(%[[A]])
+      // CHECK-NEXT: gpu.launch_func <%[[S1]] : !llvm.ptr>
+      %t1 = gpu.launch_func async [%a] @kernels::@kernel
+          blocks in (%sz, %sz, %sz) threads in (%sz, %sz, %sz) args(%f : f32)
+      // CHECK-NEXT: %[[E1:.*]] = llvm.call @mgpuEventCreate()
+      // CHECK-NEXT: llvm.call @mgpuEventRecord(%[[E1]], %[[S1]])
+      // CHECK-NEXT: llvm.call @mgpuStreamDestroy(%[[S1]])
+      // CHECK-NEXT: scf.yield %[[E1]] : !llvm.ptr
+      scf.yield %t1 : !gpu.async.token
+    }
+    // CHECK: llvm.call @mgpuEventSynchronize(%[[R]])
+    // CHECK-NEXT: llvm.call @mgpuEventDestroy(%[[R]])
+    gpu.wait [%r]
+    return
+  }
+
+  // CHECK-LABEL: llvm.func @if_result
+  func.func @if_result(%cond : i1, %sz : index, %f : f32) {
+    // CHECK: %[[S:.*]] = llvm.call @mgpuStreamCreate()
+    %t0 = gpu.wait async
+    // CHECK: scf.if
+    %r = scf.if %cond -> !gpu.async.token {
+      // A token from outside the region is forked from, not continued.
+      // CHECK: %[[S1:.*]] = llvm.call @mgpuStreamCreate()
+      // CHECK: gpu.launch_func <%[[S1]] : !llvm.ptr>
+      // CHECK-NEXT: %[[E1:.*]] = llvm.call @mgpuEventCreate()
+      // CHECK-NEXT: llvm.call @mgpuEventRecord(%[[E1]], %[[S1]])
+      // CHECK-NEXT: llvm.call @mgpuStreamDestroy(%[[S1]])
+      // CHECK-NEXT: scf.yield %[[E1]] : !llvm.ptr
+      %t1 = gpu.launch_func async [%t0] @kernels::@kernel
+          blocks in (%sz, %sz, %sz) threads in (%sz, %sz, %sz) args(%f : f32)
+      scf.yield %t1 : !gpu.async.token
+    } else {
+      // CHECK: %[[E2:.*]] = llvm.call @mgpuEventCreate()
+      // CHECK-NEXT: llvm.call @mgpuEventRecord(%[[E2]], %[[S]])
+      // CHECK-NEXT: scf.yield %[[E2]] : !llvm.ptr
+      scf.yield %t0 : !gpu.async.token
+    }
+    // CHECK: llvm.call @mgpuStreamDestroy(%[[S]])
+    // CHECK: llvm.call @mgpuEventSynchronize
+    gpu.wait [%r]
+    return
+  }
+
+  // CHECK-LABEL: llvm.func @callee
+  // CHECK-SAME: (%[[A:.*]]: !llvm.ptr, {{.*}}) -> !llvm.ptr
+  func.func @callee(%t : !gpu.async.token, %sz : index, %f : f32) -> !gpu.async.token {
+    // CHECK: %[[S:.*]] = llvm.call @mgpuStreamCreate()
+    // CHECK-NEXT: llvm.call @mgpuStreamWaitEvent(%[[S]], %[[A]])
+    // CHECK-NEXT: llvm.call @mgpuEventDestroy(%[[A]])
+    %t1 = gpu.launch_func async [%t] @kernels::@kernel
+        blocks in (%sz, %sz, %sz) threads in (%sz, %sz, %sz) args(%f : f32)
+    // CHECK: %[[E:.*]] = llvm.call @mgpuEventCreate()
+    // CHECK-NEXT: llvm.call @mgpuEventRecord(%[[E]], %[[S]])
+    // CHECK-NEXT: llvm.call @mgpuStreamDestroy(%[[S]])
+    // CHECK-NEXT: llvm.return %[[E]]
+    return %t1 : !gpu.async.token
+  }
+
+  // CHECK-LABEL: llvm.func @caller
+  func.func @caller(%sz : index, %f : f32) {
+    // CHECK: %[[S:.*]] = llvm.call @mgpuStreamCreate()
+    // CHECK-NEXT: %[[E:.*]] = llvm.call @mgpuEventCreate()
+    // CHECK-NEXT: llvm.call @mgpuEventRecord(%[[E]], %[[S]])
+    // CHECK-NEXT: llvm.call @mgpuStreamDestroy(%[[S]])
+    // CHECK-NEXT: %[[R:.*]] = llvm.call @callee(%[[E]],
+    %t0 = gpu.wait async
+    %r = func.call @callee(%t0, %sz, %f)
+        : (!gpu.async.token, index, f32) -> !gpu.async.token
+    // CHECK: llvm.call @mgpuEventSynchronize(%[[R]])
+    // CHECK-NEXT: llvm.call @mgpuEventDestroy(%[[R]])
+    gpu.wait [%r]
+    return
+  }
+
+  // An event token used twice becomes a stream once, which both users share
+  // or fork from: the event is destroyed exactly once.
+  // CHECK-LABEL: llvm.func @event_used_twice
+  func.func @event_used_twice(%t : !gpu.async.token, %sz : index, %f : f32) {
+    // CHECK: llvm.call @mgpuStreamWaitEvent
+    // CHECK-NEXT: llvm.call @mgpuEventDestroy(%arg0)
+    // CHECK-NOT: llvm.call @mgpuEventDestroy(%arg0)
+    // CHECK: llvm.return
+    %t1 = gpu.launch_func async [%t] @kernels::@kernel
+        blocks in (%sz, %sz, %sz) threads in (%sz, %sz, %sz) args(%f : f32)
+    %t2 = gpu.launch_func async [%t] @kernels::@kernel
+        blocks in (%sz, %sz, %sz) threads in (%sz, %sz, %sz) args(%f : f32)
+    gpu.wait [%t1, %t2]
+    return
+  }
+
+  // An event token used in a loop body is waited for on every iteration: it
+  // becomes a stream before the loop.
+  // CHECK-LABEL: llvm.func @event_used_in_loop
+  func.func @event_used_in_loop(%t : !gpu.async.token, %sz : index, %f : f32) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    // CHECK: %[[S:.*]] = llvm.call @mgpuStreamCreate()
+    // CHECK-NEXT: llvm.call @mgpuStreamWaitEvent(%[[S]], %arg0)
+    // CHECK-NEXT: llvm.call @mgpuEventDestroy(%arg0)
+    // CHECK: scf.for
+    // CHECK-NOT: %arg0
+    // CHECK: }
+    scf.for %i = %c0 to %sz step %c1 {
+      %t1 = gpu.launch_func async [%t] @kernels::@kernel
+          blocks in (%sz, %sz, %sz) threads in (%sz, %sz, %sz) args(%f : f32)
+      gpu.wait [%t1]
+    }
+    return
+  }
+
+  // An event listed twice in a synchronous wait (canonicalization folds
+  // `gpu.wait async` ops into the waits that use them) is consumed once.
+  // CHECK-LABEL: llvm.func @event_listed_twice
+  func.func @event_listed_twice(%t : !gpu.async.token) {
+    // CHECK-NEXT: llvm.call @mgpuEventSynchronize(%arg0)
+    // CHECK-NEXT: llvm.call @mgpuEventDestroy(%arg0)
+    // CHECK-NEXT: llvm.return
+    gpu.wait [%t, %t]
+    return
+  }
+
+  // An unused event token is only released.
+  // CHECK-LABEL: llvm.func @unused_event
+  func.func @unused_event(%t : !gpu.async.token) {
+    // CHECK-NEXT: llvm.call @mgpuEventDestroy(%arg0)
+    // CHECK-NOT: llvm.call @mgpuStreamCreate
+    // CHECK-NEXT: llvm.return
+    return
+  }
+
+  // A stream used in an async.execute body is used on another thread: the body
+  // gets a stream of its own, which waits for an event recorded before it.
+  // CHECK-LABEL: llvm.func @execute_body
+  func.func @execute_body(%sz : index, %f : f32) {
+    // CHECK: %[[S:.*]] = llvm.call @mgpuStreamCreate()
+    // CHECK: %[[E:.*]] = llvm.call @mgpuEventCreate()
+    // CHECK-NEXT: llvm.call @mgpuEventRecord(%[[E]], %[[S]])
+    // CHECK: async.execute
+    // CHECK-NEXT: %[[L:.*]] = llvm.call @mgpuStreamCreate()
+    // CHECK-NEXT: llvm.call @mgpuStreamWaitEvent(%[[L]], %[[E]])
+    // CHECK-NEXT: llvm.call @mgpuEventDestroy(%[[E]])
+    // CHECK-NOT: %[[S]]
+    // CHECK: async.yield
+    %t0 = gpu.wait async
+    %a = async.execute {
+      %t1 = gpu.launch_func async [%t0] @kernels::@kernel
+          blocks in (%sz, %sz, %sz) threads in (%sz, %sz, %sz) args(%f : f32)
+      gpu.wait [%t1]
+      async.yield
+    }
+    async.await %a : !async.token
+    gpu.wait [%t0]
+    return
+  }
+}
