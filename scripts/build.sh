@@ -51,10 +51,17 @@ ALWAYS+=";MLIRRegisterAllDialects;MLIRRegisterAllPasses;MLIRRegisterAllExtension
 
 # Stage 1: MLIR configured stand-alone from the patched tree, against
 # Debian's LLVM and tablegen tools. Only objects are built from it.
-if [[ ! -f ${LIBS_BUILD}/build.ninja ]]; then
+# Debian's LLVMConfig.cmake sets LLVM_ENABLE_ASSERTIONS to its own OFF, which
+# keeps -DNDEBUG in the Release flags: give the flags without it explicitly.
+# (Debian's libLLVM exports llvm::DebugFlag and isCurrentDebugType, which
+# LLVM_DEBUG needs once NDEBUG is not defined.)
+STAGE1_STAMP="assertions-1"
+if [[ ! -f ${LIBS_BUILD}/build.ninja ||
+      $(cat "${LIBS_BUILD}/overlay-stamp" 2>/dev/null) != "$STAGE1_STAMP" ]]; then
   note "configuring the MLIR libraries (stage 1) in ${LIBS_BUILD}"
   cmake -G Ninja -S "${SRC_DIR}/mlir" -B "$LIBS_BUILD" \
     -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_C_FLAGS_RELEASE="-O2" -DCMAKE_CXX_FLAGS_RELEASE="-O2" \
     -DCMAKE_C_COMPILER="$CC" -DCMAKE_CXX_COMPILER="$CXX" \
     -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
     -DCMAKE_EXPORT_COMPILE_COMMANDS=ON \
@@ -70,6 +77,7 @@ if [[ ! -f ${LIBS_BUILD}/build.ninja ]]; then
     rm -f "${LIBS_BUILD}/build.ninja"
     die "configuring the MLIR libraries failed (log: build/stage1-configure.log)"
   }
+  echo "$STAGE1_STAMP" >"${LIBS_BUILD}/overlay-stamp"
 fi
 
 note "generating the tablegen'd headers of the patched tree"

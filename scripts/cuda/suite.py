@@ -399,8 +399,9 @@ def plan_job(job, command, fmt, chip):
         for arg in stage.argv[1:]:
             if re.match(r"^--?debug-only", arg):
                 raise Unsupported(
-                    "uses %s, which needs an mlir-opt built with assertions "
-                    "(build/bin/mlir-opt has none); compile-only, needs no GPU"
+                    "uses %s, an option that Debian's LLVMSupport (built "
+                    "without assertions) does not register in "
+                    "build/bin/mlir-opt; compile-only, needs no GPU"
                     % arg.split("=")[0])
         stage.argv = [stage.argv[0]] + [retarget_arg(a, chip, job.retarget)
                                         for a in stage.argv[1:]]
