@@ -7,7 +7,8 @@ library has to be rebuilt when
   * one of its sources is changed or added by the series, or
   * one of its sources includes, directly or transitively, a header that the
     series changes: a handwritten header, or a tablegen'd .inc whose content
-    differs from the one Debian compiled against.
+    differs from the one Debian compiled against, except when the difference
+    is only whole new top-level blocks (see additive_only).
 Otherwise Debian's archive is used as is. Libraries in --always are rebuilt in
 any case (so that they carry assertions).
 
@@ -16,6 +17,7 @@ relative to the MLIR build directory.
 """
 
 import argparse
+import difflib
 import json
 import os
 import re
@@ -51,6 +53,27 @@ def changed_source_files(src):
     return {os.path.realpath(os.path.join(src, p)) for p in out.split()}
 
 
+# A top-level block of a generated header: ODS emits each op's declarations as
+# "namespace mlir::gpu {" ... "} // namespace mlir::gpu", one after the other.
+TOP_LEVEL_BLOCK = re.compile(rb"(?m)^(?=namespace [\w:]+ \{$)")
+
+
+def additive_only(theirs, ours):
+    """Whether `ours` is `theirs` with whole top-level namespace blocks
+    inserted and nothing else changed: a new op adds its class declarations
+    that way. Code compiled against `theirs` cannot refer to the new
+    declarations, and every declaration it can refer to is unchanged, so its
+    objects are still valid: the header must not make its includers rebuild.
+    Any other difference (a changed class, an inline function whose body
+    changed, a line inserted inside an existing block) is not additive."""
+    a = TOP_LEVEL_BLOCK.split(theirs)
+    b = TOP_LEVEL_BLOCK.split(ours)
+    if len(a) < 2:
+        return False
+    matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
+    return all(tag in ("equal", "insert") for tag, *_ in matcher.get_opcodes())
+
+
 def changed_generated_files(build, src, prefix, changed_src):
     """Generated headers whose content differs from what Debian compiled with."""
     changed = set()
@@ -69,8 +92,10 @@ def changed_generated_files(build, src, prefix, changed_src):
                 theirs = os.path.join(debian_inc, rel)
                 if os.path.isfile(theirs):
                     with open(path, "rb") as a, open(theirs, "rb") as b:
-                        if a.read() != b.read():
-                            changed.add(os.path.realpath(path))
+                        ours_text, theirs_text = a.read(), b.read()
+                    if ours_text != theirs_text and not additive_only(
+                            theirs_text, ours_text):
+                        changed.add(os.path.realpath(path))
                     continue
             # Generated next to a library (e.g. the test dialect) or not
             # installed by Debian: changed if a .td of its source directory is.
