@@ -48,6 +48,10 @@ TOOLS_BUILD=${BUILD_DIR}/overlay
 # assertions and new passes get registered.
 ALWAYS="MLIRGPUDialect;MLIRGPUTransforms;MLIRGPUToGPURuntimeTransforms"
 ALWAYS+=";MLIRRegisterAllDialects;MLIRRegisterAllPasses;MLIRRegisterAllExtensions"
+# With assertions, transform-op registration calls checks that
+# TransformDialect.cpp only defines when assertions are on (Debian's archive
+# has none): build that library from the tree too.
+ALWAYS+=";MLIRTransformDialect"
 
 # Stage 1: MLIR configured stand-alone from the patched tree, against
 # Debian's LLVM and tablegen tools. Only objects are built from it.

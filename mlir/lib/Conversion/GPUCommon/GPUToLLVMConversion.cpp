@@ -967,7 +967,9 @@ void GpuToLLVMConversionPass::runOnOperation() {
     iface->populateConvertToLLVMConversionPatterns(target, converter, patterns);
   }
 
-  if (failed(checkLowerableGpuOps(getOperation(), converter)))
+  if (failed(gpu::ConditionalExecutionOp::emitUnresolvedErrors(
+          getOperation(), "-gpu-to-llvm", /*skipGPUModules=*/true)) ||
+      failed(checkLowerableGpuOps(getOperation(), converter)))
     return signalPassFailure();
   normalizeEventTokens(getOperation());
   makeForksExplicit(getOperation());

@@ -68,3 +68,22 @@ module attributes {gpu.container_module} {
     return
   }
 }
+
+// -----
+
+// An unresolved gpu.conditional_execution in host code is rejected.
+// CHECK: error: 'gpu.conditional_execution' op must be resolved before -gpu-to-llvm
+module attributes {gpu.container_module} {
+  func.func @conditional_execution(%m : memref<index>) {
+    // expected-error@+1 {{'gpu.conditional_execution' op must be resolved before -gpu-to-llvm: run --gpu-resolve-conditional-execution first}}
+    %val = gpu.conditional_execution device {
+      %id = gpu.thread_id x
+      gpu.yield %id : index
+    } host {
+      %c0 = arith.constant 0 : index
+      gpu.yield %c0 : index
+    } -> index
+    memref.store %val, %m[] : memref<index>
+    return
+  }
+}
