@@ -1,0 +1,81 @@
+// RUN: mlir-opt -gpu-async-region %s | FileCheck %s
+
+// Host ops between GPU ops force a host synchronization only if they may
+// touch memory that the GPU work still in flight uses (seed 002).
+
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @kernel(%a : memref<16xf32>) kernel {
+      gpu.return
+    }
+  }
+
+  func.func private @opaque(memref<16xf32>)
+
+  // Fresh allocations and pure ops between launches, and freeing a buffer
+  // the GPU never saw: no host sync until the end of the block.
+  // CHECK-LABEL: func @fresh_allocations
+  func.func @fresh_allocations(%n : index) {
+    %c1 = arith.constant 1 : index
+    // CHECK: %[[A:.*]], %{{.*}} = gpu.alloc async
+    // CHECK-NEXT: %[[T1:.*]] = gpu.launch_func async [%{{.*}}] @kernels::@kernel {{.*}} args(%[[A]] : memref<16xf32>)
+    // CHECK-NEXT: memref.alloc()
+    // CHECK-NEXT: arith.addi
+    // CHECK-NEXT: memref.alloca()
+    // CHECK-NEXT: %[[T2:.*]] = gpu.launch_func async [%[[T1]]]
+    // CHECK-NEXT: memref.dealloc
+    // CHECK-NEXT: gpu.wait [%[[T2]]]
+    // CHECK-NEXT: return
+    %a = gpu.alloc () : memref<16xf32>
+    gpu.launch_func @kernels::@kernel blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+    %b = memref.alloc() : memref<16xf32>
+    %s = arith.addi %n, %c1 : index
+    %c = memref.alloca() : memref<16xf32>
+    gpu.launch_func @kernels::@kernel blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+    memref.dealloc %b : memref<16xf32>
+    return
+  }
+
+  // A host store to a buffer the GPU does not use: no sync. A host load of
+  // the buffer the kernel uses: sync first.
+  // CHECK-LABEL: func @host_accesses
+  func.func @host_accesses(%f : f32) -> f32 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %h = memref.alloc() : memref<16xf32>
+    %d = gpu.alloc () : memref<16xf32>
+    // CHECK: %[[T:.*]] = gpu.launch_func async
+    // CHECK-NEXT: memref.store
+    // CHECK-NEXT: gpu.wait [%[[T]]]
+    // CHECK-NEXT: memref.load
+    gpu.launch_func @kernels::@kernel blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1) args(%d : memref<16xf32>)
+    memref.store %f, %h[%c0] : memref<16xf32>
+    %v = memref.load %d[%c0] : memref<16xf32>
+    return %v : f32
+  }
+
+  // Function arguments may alias each other: a store to one after a launch
+  // on the other waits. A call with unknown effects waits too.
+  // CHECK-LABEL: func @arguments_and_calls
+  func.func @arguments_and_calls(%x : memref<16xf32>, %y : memref<16xf32>,
+                                 %f : f32) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    // CHECK: %[[T:.*]] = gpu.launch_func async
+    // CHECK-NEXT: gpu.wait [%[[T]]]
+    // CHECK-NEXT: memref.store
+    gpu.launch_func @kernels::@kernel blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1) args(%x : memref<16xf32>)
+    memref.store %f, %y[%c0] : memref<16xf32>
+    // CHECK: %[[T2:.*]] = gpu.launch_func async
+    // CHECK-NEXT: gpu.wait [%[[T2]]]
+    // CHECK-NEXT: call @opaque
+    gpu.launch_func @kernels::@kernel blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1) args(%x : memref<16xf32>)
+    func.call @opaque(%y) : (memref<16xf32>) -> ()
+    return
+  }
+}
