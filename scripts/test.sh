@@ -7,10 +7,12 @@
 #   scripts/test.sh --no-build    # test what is in build/ now
 #   scripts/test.sh -- LIT_ARGS   # extra lit arguments (e.g. --filter gpu)
 #
-# Then, where the CUDA toolkit is installed, builds the CUDA integration tests
-# as native executables and runs their host side with the checking runtime
-# (scripts/cuda-suite.sh; CUDA_SUITE=0 leaves that out). Ends with one line "N passed, N failed, N skipped":
-# lit's results plus the host-checked executables.
+# Then checks -gpu-async-region with a random-program oracle
+# (scripts/async-region-oracle.py, one test) and, where the CUDA toolkit is
+# installed, builds the CUDA integration tests as native executables and runs
+# their host side with the checking runtime (scripts/cuda-suite.sh;
+# CUDA_SUITE=0 leaves that out). Ends with one line "N passed, N failed, N
+# skipped": lit's results plus those.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 
@@ -68,6 +70,18 @@ status=0
 lit_line=$(python3 "${REPO_ROOT}/ci/lit-summary.py" "$results") || status=1
 echo "$lit_line"
 read -r passed _ failed _ skipped _ <<<"$(tail -1 <<<"$lit_line")"
+
+# -gpu-async-region against the memory accesses of 1000 random programs: no
+# conflicting pair may lose its order (scripts/async-region-oracle.py).
+if ((${#lit_extra[@]} == 0)); then
+  if python3 "${REPO_ROOT}/scripts/async-region-oracle.py" -n 1000 --seed 1; then
+    passed=$((passed + 1))
+  else
+    echo "FAIL: async-region oracle"
+    failed=$((failed + 1))
+    status=1
+  fi
+fi
 
 # The CUDA integration tests as native executables, built wherever the CUDA
 # toolkit is, and their host side run with the checking runtime (no GPU);
