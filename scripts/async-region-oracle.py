@@ -24,7 +24,10 @@ unused; 0 is the goal of dependence-driven async), and host syncs.
                                  [--drop-host-waits]
 
 --drop-host-waits ignores the synchronous waits of the output, to show that
-the oracle does report missing orderings.
+the oracle does report missing orderings. --run also lowers the output with
+-gpu-lower-to-nvvm-pipeline and runs it with mlir-runner and the checking GPU
+runtime (build/lib/libmlir_gpu_check_runtime.so): no stream or event may leak
+or be misused.
 
 Exits 1 on a violation or a tool failure. Uses build/bin/mlir-opt, or
 $MLIR_OPT (e.g. Debian's, for the upstream pass).
@@ -291,6 +294,33 @@ def check(program, ops, drop_host_waits=False):
     return violations, extra, len(syncs), len(gpu)
 
 
+def run_checked(output):
+    """Lowers the pass output and runs it with the checking runtime; returns
+    the number of violations it reports (1 if a tool fails)."""
+    runtime = os.path.join(ROOT, "build", "lib", "libmlir_gpu_check_runtime.so")
+    runner = os.path.join(os.environ.get("LLVM_PREFIX", "/usr/lib/llvm-22"),
+                          "bin", "mlir-runner")
+    lowered = subprocess.run(
+        [MLIR_OPT, "-gpu-lower-to-nvvm-pipeline=cubin-format=isa"],
+        input=output, capture_output=True, text=True)
+    if lowered.returncode != 0:
+        print(f"error: lowering failed:\n{lowered.stderr[-2000:]}")
+        return 1
+    run = subprocess.run([runner, "--entry-point-result=void",
+                          f"--shared-libs={runtime}"],
+                         input=lowered.stdout, capture_output=True, text=True)
+    match = re.search(r"gpu-check: (\d+) violation", run.stderr)
+    streams = re.search(r"calls mgpuStreamCreate (\d+)", run.stderr)
+    print(f"checking runtime: exit {run.returncode}, "
+          f"{match.group(1) if match else '?'} violation(s), "
+          f"{streams.group(1) if streams else 0} stream(s) created")
+    if run.returncode != 0 or not match:
+        print("\n".join(l for l in run.stderr.splitlines()
+                        if "error" in l)[-2000:])
+        return int(match.group(1)) if match and int(match.group(1)) else 1
+    return int(match.group(1))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-n", type=int, default=1000)
@@ -299,6 +329,7 @@ def main():
     parser.add_argument("--pass-args", default="-gpu-async-region",
                         help="the pipeline to check (default: %(default)s)")
     parser.add_argument("--drop-host-waits", action="store_true")
+    parser.add_argument("--run", action="store_true")
     args = parser.parse_args()
     if not os.path.exists(MLIR_OPT):
         sys.exit(f"error: {MLIR_OPT} not found; run scripts/build.sh first")
@@ -307,9 +338,18 @@ def main():
     for p in programs:
         p.generate()
     kernels = "".join(kernel_text(i, e) for i, e in enumerate(KERNELS))
+    calls = []
+    for p in programs:
+        operands = ", ".join(f"%buf{i}" for i in range(p.nargs))
+        types = ", ".join([MEMREF] * p.nargs)
+        calls.append(f"    func.call @p{p.index}({operands}) : ({types}) -> ()")
+    main = ("  func.func @main() {\n" +
+            "".join(f"    %buf{i} = memref.alloc() : {MEMREF}\n"
+                    for i in range(3)) +
+            "\n".join(calls) + "\n    return\n  }\n")
     module = ("module attributes {gpu.container_module} {\n"
               "  gpu.module @kernels {\n" + kernels + "  }\n" +
-              "".join(p.text() for p in programs) + "}\n")
+              "".join(p.text() for p in programs) + main + "}\n")
     if args.keep:
         with open(args.keep, "w") as f:
             f.write(module)
@@ -338,6 +378,8 @@ def main():
             print(f"violation: @p{p.index}: op {x} ({p.lines[x].strip()}) is "
                   f"not ordered before op {y} ({p.lines[y].strip()})")
         total_v += len(violations)
+    if args.run:
+        total_v += run_checked(run.stdout)
     print(f"oracle: {args.n} programs (seed {args.seed}), {total_gpu} GPU ops: "
           f"{total_v} violation(s), {total_extra} extra ordered GPU pair(s), "
           f"{total_syncs} host sync(s)")

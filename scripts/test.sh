@@ -73,14 +73,25 @@ read -r passed _ failed _ skipped _ <<<"$(tail -1 <<<"$lit_line")"
 
 # -gpu-async-region against the memory accesses of 1000 random programs: no
 # conflicting pair may lose its order (scripts/async-region-oracle.py).
+# With dependences (max-streams=0, from 0014 on), the lowered programs also
+# run with the checking runtime (from 0007 on).
+oracle_runs=("-gpu-async-region")
+if [[ $("${BUILD_DIR}/bin/mlir-opt" --help) == *max-streams* ]] &&
+  [[ -f ${BUILD_DIR}/lib/libmlir_gpu_check_runtime.so ]]; then
+  oracle_runs+=("-gpu-async-region=max-streams=0 --run")
+fi
 if ((${#lit_extra[@]} == 0)); then
-  if python3 "${REPO_ROOT}/scripts/async-region-oracle.py" -n 1000 --seed 1; then
-    passed=$((passed + 1))
-  else
-    echo "FAIL: async-region oracle"
-    failed=$((failed + 1))
-    status=1
-  fi
+  for oracle in "${oracle_runs[@]}"; do
+    read -r pass_args run_flag <<<"$oracle"
+    if python3 "${REPO_ROOT}/scripts/async-region-oracle.py" -n 1000 --seed 1 \
+      "--pass-args=${pass_args}" ${run_flag:+"$run_flag"}; then
+      passed=$((passed + 1))
+    else
+      echo "FAIL: async-region oracle (${oracle})"
+      failed=$((failed + 1))
+      status=1
+    fi
+  done
 fi
 
 # The CUDA integration tests as native executables, built wherever the CUDA

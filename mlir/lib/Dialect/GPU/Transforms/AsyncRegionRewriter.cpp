@@ -20,7 +20,9 @@
 #include "mlir/Dialect/GPU/Utils/GPUUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -34,6 +36,7 @@ using namespace mlir;
 namespace {
 class GpuAsyncRegionPass
     : public impl::GpuAsyncRegionPassBase<GpuAsyncRegionPass> {
+  using Base::Base;
   struct ThreadTokenCallback;
   struct DeferWaitCallback;
   struct SingleTokenUseCallback;
@@ -46,15 +49,34 @@ static bool isTerminator(Operation *op) {
 }
 static bool hasSideEffects(Operation *op) { return !isMemoryEffectFree(op); }
 
+/// Returns whether the async token `token` is `ancestor` or depends on it,
+/// directly or through the dependencies of the ops that produced it.
+static bool dependsOn(Value token, Value ancestor) {
+  SmallVector<Value> worklist = {token};
+  DenseSet<Value> visited;
+  while (!worklist.empty()) {
+    Value current = worklist.pop_back_val();
+    if (current == ancestor)
+      return true;
+    if (!visited.insert(current).second)
+      continue;
+    if (auto producer = current.getDefiningOp<gpu::AsyncOpInterface>())
+      llvm::append_range(worklist, producer.getAsyncDependencies());
+  }
+  return false;
+}
+
 // Region walk callback which makes GPU ops implementing the AsyncOpInterface
 // execute asynchronously.
 struct GpuAsyncRegionPass::ThreadTokenCallback {
-  ThreadTokenCallback(MLIRContext &context, AliasAnalysis &aliasAnalysis)
-      : builder(&context), aliasAnalysis(aliasAnalysis) {}
+  ThreadTokenCallback(MLIRContext &context, AliasAnalysis &aliasAnalysis,
+                      unsigned maxStreams)
+      : builder(&context), aliasAnalysis(aliasAnalysis),
+        maxStreams(maxStreams) {}
 
   WalkResult operator()(Block *block) {
     for (Operation &op : make_early_inc_range(*block)) {
-      if (failed(visit(&op)))
+      if (failed(maxStreams == 1 ? visit(&op) : visitByDependences(&op)))
         return WalkResult::interrupt();
     }
     return WalkResult::advance();
@@ -104,6 +126,234 @@ private:
     return success();
   }
 
+  //===--------------------------------------------------------------------===//
+  // Dependence mode (max-streams != 1): each GPU op depends only on the
+  // earlier GPU ops of its block whose memory accesses conflict with its own
+  // (read after write, write after read or write), and the host waits only
+  // for the GPU ops whose memory the next host op may touch.
+  //===--------------------------------------------------------------------===//
+
+  /// The memory a GPU op or a host op may access: (memref, writes) pairs, or
+  /// everything.
+  struct Accesses {
+    SmallVector<std::pair<Value, bool>> values;
+    bool everything = false;
+  };
+
+  /// A GPU op whose completion the host has not waited for yet.
+  struct Pending {
+    Value token;
+    Accesses accesses;
+  };
+
+  bool conflict(const Accesses &a, const Accesses &b) {
+    if (a.everything || b.everything)
+      return true;
+    for (auto [x, xWrites] : a.values)
+      for (auto [y, yWrites] : b.values)
+        if ((xWrites || yWrites) && !aliasAnalysis.alias(x, y).isNo())
+          return true;
+    return false;
+  }
+
+  /// The reads and writes of kernel `kernel`'s arguments, from the memory
+  /// effects of its body, followed through view-like ops to the arguments
+  /// (memoized). Memory that the kernel allocates (attributions, allocas) is
+  /// its own. Anything else (globals, effects on no particular value, ops
+  /// with unknown effects) makes the kernel access everything.
+  const Accesses &kernelEffects(gpu::GPUFuncOp kernel) {
+    auto [it, inserted] = kernelCache.try_emplace(kernel);
+    if (!inserted)
+      return it->second;
+    Accesses &result = it->second;
+    DenseMap<unsigned, bool> argWrites;
+    Block &entry = kernel.front();
+    kernel.walk([&](Operation *op) {
+      if (op == kernel || op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() ||
+          op->hasTrait<OpTrait::IsTerminator>())
+        return;
+      auto iface = dyn_cast<MemoryEffectOpInterface>(op);
+      if (!iface) {
+        result.everything = true;
+        return;
+      }
+      SmallVector<MemoryEffects::EffectInstance> effects;
+      iface.getEffects(effects);
+      for (const MemoryEffects::EffectInstance &effect : effects) {
+        if (isa<MemoryEffects::Allocate, MemoryEffects::Free>(
+                effect.getEffect()))
+          continue;
+        Value value = effect.getValue();
+        if (!value) {
+          result.everything = true;
+          continue;
+        }
+        while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
+          value = view.getViewSource();
+        auto arg = dyn_cast<BlockArgument>(value);
+        if (arg && arg.getOwner() == &entry) {
+          // Workgroup and private attributions follow the arguments.
+          if (arg.getArgNumber() < kernel.getNumArguments())
+            argWrites[arg.getArgNumber()] |=
+                isa<MemoryEffects::Write>(effect.getEffect());
+          continue;
+        }
+        Operation *definer = value.getDefiningOp();
+        if (definer && kernel->isAncestor(definer) &&
+            hasSingleEffect<MemoryEffects::Allocate>(definer, value))
+          continue;
+        result.everything = true;
+      }
+    });
+    for (auto [index, writes] : argWrites)
+      result.values.push_back({kernel.getArgument(index), writes});
+    return result;
+  }
+
+  /// The memory GPU op `op` accesses.
+  Accesses gpuAccesses(Operation *op) {
+    Accesses result;
+    if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op)) {
+      auto kernel = SymbolTable::lookupNearestSymbolFrom<gpu::GPUFuncOp>(
+          op, launch.getKernel());
+      if (!kernel || kernel.isExternal()) {
+        for (Value operand : launch.getKernelOperands())
+          if (isa<BaseMemRefType>(operand.getType()))
+            result.values.push_back({operand, true});
+        return result;
+      }
+      const Accesses &effects = kernelEffects(kernel);
+      result.everything = effects.everything;
+      for (auto [arg, writes] : effects.values) {
+        unsigned index = cast<BlockArgument>(arg).getArgNumber();
+        if (index < launch.getNumKernelOperands())
+          result.values.push_back({launch.getKernelOperand(index), writes});
+      }
+      return result;
+    }
+    if (auto memcpy = dyn_cast<gpu::MemcpyOp>(op)) {
+      result.values = {{memcpy.getDst(), true}, {memcpy.getSrc(), false}};
+      return result;
+    }
+    if (isa<gpu::WaitOp>(op))
+      return result;
+    // gpu.memset, gpu.alloc, gpu.dealloc, and conservatively any other async
+    // op: it writes every memref it has.
+    for (Value value : llvm::concat<Value>(op->getOperands(), op->getResults()))
+      if (isa<BaseMemRefType>(value.getType()))
+        result.values.push_back({value, true});
+    return result;
+  }
+
+  /// The memory host op `op` may access; fresh allocations excluded.
+  Accesses hostAccesses(Operation *op) {
+    Accesses result;
+    std::optional<SmallVector<MemoryEffects::EffectInstance>> effects =
+        getEffectsRecursively(op);
+    if (!effects) {
+      result.everything = true;
+      return result;
+    }
+    for (const MemoryEffects::EffectInstance &effect : *effects) {
+      Value value = effect.getValue();
+      if (!value) {
+        result.everything = true;
+        return result;
+      }
+      Operation *definer = value.getDefiningOp();
+      if (isa<MemoryEffects::Allocate>(effect.getEffect()) && definer &&
+          op->isAncestor(definer))
+        continue;
+      result.values.push_back(
+          {value, !isa<MemoryEffects::Read>(effect.getEffect())});
+    }
+    return result;
+  }
+
+  /// The tokens of the pending ops that no other pending op depends on.
+  SmallVector<Value> sinks() {
+    DenseSet<Value> used;
+    for (Pending &entry : pending)
+      if (auto op = entry.token.getDefiningOp<gpu::AsyncOpInterface>())
+        used.insert(op.getAsyncDependencies().begin(),
+                    op.getAsyncDependencies().end());
+    SmallVector<Value> result;
+    for (Pending &entry : pending)
+      if (!used.contains(entry.token))
+        result.push_back(entry.token);
+    return result;
+  }
+
+  /// Waits on the host for `tokens`, and forgets the pending ops that are
+  /// then complete.
+  void hostWait(Location loc, ArrayRef<Value> tokens) {
+    if (tokens.empty())
+      return;
+    createWaitOp(loc, Type(), tokens);
+    llvm::erase_if(pending, [&](Pending &entry) {
+      return llvm::any_of(
+          tokens, [&](Value token) { return dependsOn(token, entry.token); });
+    });
+  }
+
+  LogicalResult visitByDependences(Operation *op) {
+    if (isa<gpu::LaunchOp>(op))
+      return op->emitOpError("replace with gpu.launch_func first");
+    builder.setInsertionPoint(op);
+    if (auto waitOp = dyn_cast<gpu::WaitOp>(op)) {
+      // A user's wait joins everything pending.
+      for (Value token : sinks())
+        waitOp.addAsyncDependency(token);
+      if (!waitOp.getAsyncToken()) {
+        pending.clear();
+        return success();
+      }
+      pending.push_back({waitOp.getAsyncToken(), {}});
+      return success();
+    }
+    if (auto asyncOp = dyn_cast<gpu::AsyncOpInterface>(op)) {
+      Accesses accesses = gpuAccesses(op);
+      SmallVector<Value> deps;
+      for (Pending &entry : pending)
+        if (conflict(entry.accesses, accesses))
+          deps.push_back(entry.token);
+      // Only the last of a chain of dependencies is needed.
+      llvm::erase_if(deps, [&](Value dep) {
+        return llvm::any_of(deps, [&](Value other) {
+          return other != dep && dependsOn(other, dep);
+        });
+      });
+      // Independent work starts a new stream, unless `maxStreams` chains are
+      // open already: it then continues the oldest one.
+      SmallVector<Value> open = sinks();
+      if (deps.empty() && asyncOp.getAsyncDependencies().empty() &&
+          maxStreams != 0 && open.size() >= maxStreams)
+        deps.push_back(open.front());
+      // addAsyncDependency prepends: add in reverse to keep program order.
+      for (Value dep : llvm::reverse(deps))
+        asyncOp.addAsyncDependency(dep);
+      Operation *newOp = makeAsync(asyncOp);
+      pending.push_back({cast<gpu::AsyncOpInterface>(newOp).getAsyncToken(),
+                         gpuAccesses(newOp)});
+      return success();
+    }
+    if (pending.empty())
+      return success();
+    if (isTerminator(op)) {
+      hostWait(op->getLoc(), sinks());
+      return success();
+    }
+    if (isMemoryEffectFree(op))
+      return success();
+    Accesses accesses = hostAccesses(op);
+    SmallVector<Value> tokens;
+    for (Pending &entry : pending)
+      if (conflict(entry.accesses, accesses))
+        tokens.push_back(entry.token);
+    hostWait(op->getLoc(), tokens);
+    return success();
+  }
+
   // Returns whether host op `op` may access memory that GPU work since the
   // last host synchronization uses. Pure ops and fresh allocations do not;
   // other effects on a value do if the value may alias a memref operand or
@@ -147,10 +397,19 @@ private:
     if (currentToken)
       asyncOp.addAsyncDependency(currentToken);
 
-    // Return early if op returns a token already.
-    currentToken = asyncOp.getAsyncToken();
-    if (currentToken)
-      return success();
+    currentToken =
+        cast<gpu::AsyncOpInterface>(makeAsync(asyncOp)).getAsyncToken();
+    return success();
+  }
+
+  // Returns `asyncOp` if it returns a token already; otherwise replaces it
+  // with a clone that returns a token in addition to the other results, and
+  // returns the clone.
+  Operation *makeAsync(gpu::AsyncOpInterface asyncOp) {
+    auto *op = asyncOp.getOperation();
+    if (asyncOp.getAsyncToken())
+      return op;
+    auto tokenType = builder.getType<gpu::AsyncTokenType>();
 
     // Clone the op to return a token in addition to the other results.
     SmallVector<Type, 1> resultTypes;
@@ -169,12 +428,10 @@ private:
 
     // Replace the op with the async clone.
     auto results = newOp->getResults();
-    currentToken = results.back();
     builder.insert(newOp);
     op->replaceAllUsesWith(results.drop_back());
     op->erase();
-
-    return success();
+    return newOp;
   }
 
   Value createWaitOp(Location loc, Type resultType, ValueRange operands) {
@@ -184,6 +441,13 @@ private:
 
   OpBuilder builder;
   AliasAnalysis &aliasAnalysis;
+  // 1: one chain of GPU work per block; 0: unbounded; N: at most N chains.
+  unsigned maxStreams;
+
+  // Dependence mode: the GPU ops of the block the host has not waited for,
+  // in program order, and the accesses of each kernel.
+  SmallVector<Pending> pending;
+  DenseMap<Operation *, Accesses> kernelCache;
 
   // The memref operands and results of the GPU ops since the last host
   // synchronization.
@@ -393,7 +657,7 @@ struct GpuAsyncRegionPass::SingleTokenUseCallback {
 void GpuAsyncRegionPass::runOnOperation() {
   AliasAnalysis &aliasAnalysis = getAnalysis<AliasAnalysis>();
   if (getOperation()
-          ->walk(ThreadTokenCallback(getContext(), aliasAnalysis))
+          ->walk(ThreadTokenCallback(getContext(), aliasAnalysis, maxStreams))
           .wasInterrupted())
     return signalPassFailure();
 

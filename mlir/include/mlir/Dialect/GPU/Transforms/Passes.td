@@ -64,7 +64,30 @@ def GpuResolveConditionalExecutionPass
 
 def GpuAsyncRegionPass : Pass<"gpu-async-region", "func::FuncOp"> {
   let summary = "Make GPU ops async";
+  let description = [{
+    Makes the GPU ops of each block asynchronous (`gpu.launch_func async`,
+    ...) and inserts the host synchronizations (`gpu.wait`) that keep the
+    sequential semantics: before a terminator, and before a host op that may
+    access memory used by GPU work in flight (by its memory effects and alias
+    analysis; pure ops and fresh allocations do not). Ops that are already
+    async keep their dependencies.
+
+    With `max-streams=1` (the default) the GPU work of a block forms one
+    chain: each op depends on the previous one. With another value each GPU
+    op depends only on the earlier GPU ops of its block whose memory accesses
+    conflict with its own (read after write, write after read, write after
+    write; kernel argument accesses come from the `gpu.func` body when it is
+    in the module, unknown effects conflict with everything), so independent
+    work runs on separate streams, joined where it meets; a host op waits
+    only for the GPU ops whose memory it may touch. `max-streams=0` leaves
+    the number of independent chains unbounded; N > 1 makes new independent
+    work continue the oldest chain once N chains are open.
+  }];
   let dependentDialects = ["async::AsyncDialect"];
+  let options = [Option<"maxStreams", "max-streams", "unsigned",
+                        /*default=*/"1",
+                        "Most independent chains of GPU work per block (1: "
+                        "one chain, as before; 0: unbounded)">];
 }
 
 def GpuMapParallelLoopsPass

@@ -1,0 +1,153 @@
+// RUN: mlir-opt %s -gpu-async-region="max-streams=0" | FileCheck %s
+// RUN: mlir-opt %s -gpu-async-region="max-streams=2" | FileCheck %s --check-prefix=TWO
+// RUN: mlir-opt %s -gpu-async-region | FileCheck %s --check-prefix=CHAIN
+
+// -gpu-async-region with dependences from memory effects: each GPU op waits
+// only for the earlier GPU ops whose accesses conflict with its own, and the
+// host only for the GPU ops whose memory it touches. Kernel argument effects
+// come from the gpu.func bodies.
+
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    // Reads %in and %w, writes %out.
+    gpu.func @conv(%in : memref<16xf32>, %w : memref<16xf32>,
+                   %out : memref<16xf32>) kernel {
+      %c0 = arith.constant 0 : index
+      %x = memref.load %in[%c0] : memref<16xf32>
+      %y = memref.load %w[%c0] : memref<16xf32>
+      %z = arith.mulf %x, %y : f32
+      memref.store %z, %out[%c0] : memref<16xf32>
+      gpu.return
+    }
+    // Reads %a and %b (through a view), writes %c.
+    gpu.func @add(%a : memref<16xf32>, %b : memref<16xf32>,
+                  %c : memref<16xf32>) kernel {
+      %c0 = arith.constant 0 : index
+      %x = memref.load %a[%c0] : memref<16xf32>
+      %view = memref.subview %b[0] [8] [1] : memref<16xf32> to memref<8xf32, strided<[1]>>
+      %y = memref.load %view[%c0] : memref<8xf32, strided<[1]>>
+      %z = arith.addf %x, %y : f32
+      memref.store %z, %c[%c0] : memref<16xf32>
+      gpu.return
+    }
+    // Writes a global: conflicts with everything.
+    memref.global "private" @g : memref<16xf32>
+    gpu.func @global_writer() kernel {
+      %c0 = arith.constant 0 : index
+      %f = arith.constant 1.0 : f32
+      %g = memref.get_global @g : memref<16xf32>
+      memref.store %f, %g[%c0] : memref<16xf32>
+      gpu.return
+    }
+  }
+
+  // Seed 002: two convolutions into fresh buffers, then their sum. The
+  // convolutions are independent (both only read %in and %w); the add waits
+  // for both; the host waits once, at the end.
+  // CHECK-LABEL: func @seed_002
+  // CHECK: %[[T1:.*]] = gpu.launch_func async @kernels::@conv
+  // CHECK: %[[T2:.*]] = gpu.launch_func async @kernels::@conv
+  // CHECK: %[[T3:.*]] = gpu.launch_func async [%[[T1]], %[[T2]]] @kernels::@add
+  // CHECK-NEXT: gpu.wait [%[[T3]]]
+  // CHECK-NEXT: return
+  // CHECK-NOT: gpu.wait
+  // TWO-LABEL: func @seed_002
+  // TWO: %[[T1:.*]] = gpu.launch_func async @kernels::@conv
+  // TWO: %[[T2:.*]] = gpu.launch_func async @kernels::@conv
+  // TWO: gpu.launch_func async [%[[T1]], %[[T2]]] @kernels::@add
+  // One chain: each launch waits for the previous one.
+  // CHAIN-LABEL: func @seed_002
+  // CHAIN: %[[T1:.*]] = gpu.launch_func async [%{{.*}}] @kernels::@conv
+  // CHAIN: %[[T2:.*]] = gpu.launch_func async [%[[T1]]] @kernels::@conv
+  // CHAIN: gpu.launch_func async [%[[T2]]] @kernels::@add
+  func.func @seed_002(%in : memref<16xf32>, %w : memref<16xf32>)
+      -> memref<16xf32> {
+    %c1 = arith.constant 1 : index
+    %a = memref.alloc() : memref<16xf32>
+    gpu.launch_func @kernels::@conv blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1)
+        args(%in : memref<16xf32>, %w : memref<16xf32>, %a : memref<16xf32>)
+    %b = memref.alloc() : memref<16xf32>
+    gpu.launch_func @kernels::@conv blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1)
+        args(%in : memref<16xf32>, %w : memref<16xf32>, %b : memref<16xf32>)
+    %c = memref.alloc() : memref<16xf32>
+    gpu.launch_func @kernels::@add blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1)
+        args(%a : memref<16xf32>, %b : memref<16xf32>, %c : memref<16xf32>)
+    return %c : memref<16xf32>
+  }
+
+  // Write after read: the second conv overwrites what the first one read.
+  // A host load of %a waits for the first conv only.
+  // CHECK-LABEL: func @war_and_host_read
+  // CHECK: %[[T1:.*]] = gpu.launch_func async @kernels::@conv
+  // CHECK: %[[T2:.*]] = gpu.launch_func async [%[[T1]]] @kernels::@conv
+  // CHECK: %[[T3:.*]] = gpu.launch_func async @kernels::@conv
+  // CHECK-NEXT: gpu.wait [%[[T3]]]
+  // CHECK-NEXT: memref.load
+  // CHECK: gpu.wait [%[[T2]]]
+  // CHECK-NEXT: return
+  func.func @war_and_host_read(%w : memref<16xf32>) -> f32 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %x = memref.alloc() : memref<16xf32>
+    %y = memref.alloc() : memref<16xf32>
+    %z = memref.alloc() : memref<16xf32>
+    gpu.launch_func @kernels::@conv blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1)
+        args(%x : memref<16xf32>, %w : memref<16xf32>, %y : memref<16xf32>)
+    gpu.launch_func @kernels::@conv blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1)
+        args(%y : memref<16xf32>, %w : memref<16xf32>, %x : memref<16xf32>)
+    gpu.launch_func @kernels::@conv blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1)
+        args(%w : memref<16xf32>, %w : memref<16xf32>, %z : memref<16xf32>)
+    %v = memref.load %z[%c0] : memref<16xf32>
+    return %v : f32
+  }
+
+  // A kernel that writes a global conflicts with everything; so do
+  // function arguments that may alias.
+  // CHECK-LABEL: func @unknown_and_aliasing
+  // CHECK: %[[T1:.*]] = gpu.launch_func async @kernels::@conv
+  // CHECK: %[[T2:.*]] = gpu.launch_func async [%[[T1]]] @kernels::@global_writer
+  // CHECK: %[[T3:.*]] = gpu.launch_func async [%[[T2]]] @kernels::@conv
+  func.func @unknown_and_aliasing(%p : memref<16xf32>, %q : memref<16xf32>,
+                                  %w : memref<16xf32>) {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @kernels::@conv blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1)
+        args(%w : memref<16xf32>, %w : memref<16xf32>, %p : memref<16xf32>)
+    gpu.launch_func @kernels::@global_writer blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1)
+    gpu.launch_func @kernels::@conv blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1)
+        args(%q : memref<16xf32>, %w : memref<16xf32>, %w : memref<16xf32>)
+    return
+  }
+
+  // Three independent launches with max-streams=2: the third continues the
+  // oldest chain.
+  // TWO-LABEL: func @bounded
+  // TWO: %[[T1:.*]] = gpu.launch_func async @kernels::@conv
+  // TWO: %[[T2:.*]] = gpu.launch_func async @kernels::@conv
+  // TWO: %[[T3:.*]] = gpu.launch_func async [%[[T1]]] @kernels::@conv
+  // TWO: gpu.wait [%[[T2]], %[[T3]]]
+  func.func @bounded(%w : memref<16xf32>) {
+    %c1 = arith.constant 1 : index
+    %x = memref.alloc() : memref<16xf32>
+    %y = memref.alloc() : memref<16xf32>
+    %z = memref.alloc() : memref<16xf32>
+    gpu.launch_func @kernels::@conv blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1)
+        args(%w : memref<16xf32>, %w : memref<16xf32>, %x : memref<16xf32>)
+    gpu.launch_func @kernels::@conv blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1)
+        args(%w : memref<16xf32>, %w : memref<16xf32>, %y : memref<16xf32>)
+    gpu.launch_func @kernels::@conv blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1)
+        args(%w : memref<16xf32>, %w : memref<16xf32>, %z : memref<16xf32>)
+    return
+  }
+}
