@@ -49,23 +49,6 @@ static bool isTerminator(Operation *op) {
 }
 static bool hasSideEffects(Operation *op) { return !isMemoryEffectFree(op); }
 
-/// Returns whether the async token `token` is `ancestor` or depends on it,
-/// directly or through the dependencies of the ops that produced it.
-static bool dependsOn(Value token, Value ancestor) {
-  SmallVector<Value> worklist = {token};
-  DenseSet<Value> visited;
-  while (!worklist.empty()) {
-    Value current = worklist.pop_back_val();
-    if (current == ancestor)
-      return true;
-    if (!visited.insert(current).second)
-      continue;
-    if (auto producer = current.getDefiningOp<gpu::AsyncOpInterface>())
-      llvm::append_range(worklist, producer.getAsyncDependencies());
-  }
-  return false;
-}
-
 // Region walk callback which makes GPU ops implementing the AsyncOpInterface
 // execute asynchronously.
 struct GpuAsyncRegionPass::ThreadTokenCallback {
@@ -140,20 +123,18 @@ private:
     bool everything = false;
   };
 
-  /// A GPU op whose completion the host has not waited for yet.
-  struct Pending {
-    Value token;
-    Accesses accesses;
+  /// The GPU ops of the block that accessed a buffer (a memref followed
+  /// back through view-like ops) and that the host has not waited for: the
+  /// last writer and the readers since.
+  struct BufferState {
+    Value lastWrite;
+    SmallVector<Value> reads;
   };
 
-  bool conflict(const Accesses &a, const Accesses &b) {
-    if (a.everything || b.everything)
-      return true;
-    for (auto [x, xWrites] : a.values)
-      for (auto [y, yWrites] : b.values)
-        if ((xWrites || yWrites) && !aliasAnalysis.alias(x, y).isNo())
-          return true;
-    return false;
+  static Value getBuffer(Value value) {
+    while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
+      value = view.getViewSource();
+    return value;
   }
 
   /// The reads and writes of kernel `kernel`'s arguments, from the memory
@@ -270,30 +251,91 @@ private:
     return result;
   }
 
-  /// The tokens of the pending ops that no other pending op depends on.
-  SmallVector<Value> sinks() {
-    DenseSet<Value> used;
-    for (Pending &entry : pending)
-      if (auto op = entry.token.getDefiningOp<gpu::AsyncOpInterface>())
-        used.insert(op.getAsyncDependencies().begin(),
-                    op.getAsyncDependencies().end());
-    SmallVector<Value> result;
-    for (Pending &entry : pending)
-      if (!used.contains(entry.token))
-        result.push_back(entry.token);
-    return result;
+  /// The buffers seen so far that may alias `buffer`, itself included.
+  /// Alias analysis is asked once per pair of buffers.
+  ArrayRef<Value> aliasingBuffers(Value buffer) {
+    auto [it, inserted] = mayAlias.try_emplace(buffer);
+    if (inserted) {
+      it->second.push_back(buffer);
+      for (Value known : seenBuffers) {
+        if (aliasAnalysis.alias(known, buffer).isNo())
+          continue;
+        it->second.push_back(known);
+        mayAlias[known].push_back(buffer);
+      }
+      seenBuffers.push_back(buffer);
+      // `mayAlias` may have grown: look the entry up again.
+      return mayAlias[buffer];
+    }
+    return it->second;
   }
 
-  /// Waits on the host for `tokens`, and forgets the pending ops that are
-  /// then complete.
-  void hostWait(Location loc, ArrayRef<Value> tokens) {
-    if (tokens.empty())
+  /// The tokens of the pending GPU ops that conflict with `accesses`.
+  SetVector<Value> conflictingTokens(const Accesses &accesses) {
+    SetVector<Value> tokens;
+    if (accesses.everything) {
+      tokens.insert(open.begin(), open.end());
+      return tokens;
+    }
+    if (barrier)
+      tokens.insert(barrier);
+    for (auto [value, writes] : accesses.values) {
+      for (Value buffer : aliasingBuffers(getBuffer(value))) {
+        auto it = buffers.find(buffer);
+        if (it == buffers.end())
+          continue;
+        BufferState &state = it->second;
+        if (state.lastWrite)
+          tokens.insert(state.lastWrite);
+        if (writes)
+          tokens.insert(state.reads.begin(), state.reads.end());
+      }
+    }
+    return tokens;
+  }
+
+  /// Records that the GPU op producing `token` made `accesses`.
+  void recordAccesses(Value token, const Accesses &accesses) {
+    if (accesses.everything) {
+      // Everything before is ordered before it, everything after will be
+      // ordered after it.
+      buffers.clear();
+      barrier = token;
       return;
-    createWaitOp(loc, Type(), tokens);
-    llvm::erase_if(pending, [&](Pending &entry) {
-      return llvm::any_of(
-          tokens, [&](Value token) { return dependsOn(token, entry.token); });
-    });
+    }
+    for (auto [value, writes] : accesses.values) {
+      Value buffer = getBuffer(value);
+      BufferState &state = buffers[buffer];
+      if (writes) {
+        state.lastWrite = token;
+        state.reads.clear();
+      } else {
+        state.reads.push_back(token);
+      }
+    }
+  }
+
+  /// Waits on the host for `tokens` (which then no longer need a wait).
+  void hostWait(Location loc, ArrayRef<Value> tokens) {
+    SmallVector<Value> waited;
+    for (Value token : tokens)
+      if (!completed.contains(token))
+        waited.push_back(token);
+    if (waited.empty())
+      return;
+    createWaitOp(loc, Type(), waited);
+    for (Value token : waited) {
+      completed.insert(token);
+      open.remove(token);
+    }
+  }
+
+  /// Forgets the state of the block (after a wait for everything).
+  void resetDependenceState() {
+    buffers.clear();
+    open.clear();
+    completed.clear();
+    barrier = Value();
   }
 
   LogicalResult visitByDependences(Operation *op) {
@@ -302,55 +344,67 @@ private:
     builder.setInsertionPoint(op);
     if (auto waitOp = dyn_cast<gpu::WaitOp>(op)) {
       // A user's wait joins everything pending.
-      for (Value token : sinks())
+      for (Value token : open)
         waitOp.addAsyncDependency(token);
       if (!waitOp.getAsyncToken()) {
-        pending.clear();
+        resetDependenceState();
         return success();
       }
-      pending.push_back({waitOp.getAsyncToken(), {}});
+      open.clear();
+      open.insert(waitOp.getAsyncToken());
       return success();
     }
     if (auto asyncOp = dyn_cast<gpu::AsyncOpInterface>(op)) {
-      Accesses accesses = gpuAccesses(op);
+      // Make the op async first: the accesses then name the values of the op
+      // that stays (an async clone replaces a synchronous op).
+      auto newOp = cast<gpu::AsyncOpInterface>(makeAsync(asyncOp));
+      bool hadDependencies = !newOp.getAsyncDependencies().empty();
+      Accesses accesses = gpuAccesses(newOp);
+      SetVector<Value> conflicts = conflictingTokens(accesses);
+      // A dependency that another one has as a direct dependency is implied.
       SmallVector<Value> deps;
-      for (Pending &entry : pending)
-        if (conflict(entry.accesses, accesses))
-          deps.push_back(entry.token);
-      // Only the last of a chain of dependencies is needed.
-      llvm::erase_if(deps, [&](Value dep) {
-        return llvm::any_of(deps, [&](Value other) {
-          return other != dep && dependsOn(other, dep);
+      for (Value token : conflicts) {
+        if (completed.contains(token))
+          continue;
+        bool implied = llvm::any_of(conflicts, [&](Value other) {
+          auto producer = other.getDefiningOp<gpu::AsyncOpInterface>();
+          return other != token && producer &&
+                 llvm::is_contained(producer.getAsyncDependencies(), token);
         });
-      });
+        if (!implied)
+          deps.push_back(token);
+      }
       // Independent work starts a new stream, unless `maxStreams` chains are
       // open already: it then continues the oldest one.
-      SmallVector<Value> open = sinks();
-      if (deps.empty() && asyncOp.getAsyncDependencies().empty() &&
-          maxStreams != 0 && open.size() >= maxStreams)
+      if (deps.empty() && !hadDependencies && maxStreams != 0 &&
+          open.size() >= maxStreams)
         deps.push_back(open.front());
       // addAsyncDependency prepends: add in reverse to keep program order.
       for (Value dep : llvm::reverse(deps))
-        asyncOp.addAsyncDependency(dep);
-      Operation *newOp = makeAsync(asyncOp);
-      pending.push_back({cast<gpu::AsyncOpInterface>(newOp).getAsyncToken(),
-                         gpuAccesses(newOp)});
+        newOp.addAsyncDependency(dep);
+      Value token = newOp.getAsyncToken();
+      for (Value dep : newOp.getAsyncDependencies())
+        open.remove(dep);
+      open.insert(token);
+      recordAccesses(token, accesses);
       return success();
     }
-    if (pending.empty())
+    if (open.empty())
       return success();
     if (isTerminator(op)) {
-      hostWait(op->getLoc(), sinks());
+      hostWait(op->getLoc(), open.getArrayRef());
+      resetDependenceState();
       return success();
     }
     if (isMemoryEffectFree(op))
       return success();
     Accesses accesses = hostAccesses(op);
-    SmallVector<Value> tokens;
-    for (Pending &entry : pending)
-      if (conflict(entry.accesses, accesses))
-        tokens.push_back(entry.token);
-    hostWait(op->getLoc(), tokens);
+    if (accesses.everything) {
+      hostWait(op->getLoc(), open.getArrayRef());
+      resetDependenceState();
+      return success();
+    }
+    hostWait(op->getLoc(), conflictingTokens(accesses).getArrayRef());
     return success();
   }
 
@@ -444,9 +498,17 @@ private:
   // 1: one chain of GPU work per block; 0: unbounded; N: at most N chains.
   unsigned maxStreams;
 
-  // Dependence mode: the GPU ops of the block the host has not waited for,
-  // in program order, and the accesses of each kernel.
-  SmallVector<Pending> pending;
+  // Dependence mode: per buffer, the GPU ops that accessed it since the
+  // host last waited; the tokens no other GPU op depends on (the open
+  // chains, oldest first); the tokens the host waited for; the last op that
+  // accessed everything; the accesses of each kernel.
+  DenseMap<Value, BufferState> buffers;
+  // The buffers seen in the function, and which of them may alias.
+  SmallVector<Value> seenBuffers;
+  DenseMap<Value, SmallVector<Value>> mayAlias;
+  SetVector<Value> open;
+  DenseSet<Value> completed;
+  Value barrier;
   DenseMap<Operation *, Accesses> kernelCache;
 
   // The memref operands and results of the GPU ops since the last host
