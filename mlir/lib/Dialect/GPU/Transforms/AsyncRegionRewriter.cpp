@@ -96,7 +96,7 @@ private:
       for (Value value :
            llvm::concat<Value>(newOp->getOperands(), newOp->getResults()))
         if (isa<BaseMemRefType>(value.getType()))
-          inFlight.push_back(value);
+          inFlight.insert(value);
       return success();
     }
     if (!currentToken)
@@ -109,19 +109,45 @@ private:
     return success();
   }
 
-  //===--------------------------------------------------------------------===//
-  // Dependence mode (max-streams != 1): each GPU op depends only on the
-  // earlier GPU ops of its block whose memory accesses conflict with its own
-  // (read after write, write after read or write), and the host waits only
-  // for the GPU ops whose memory the next host op may touch.
-  //===--------------------------------------------------------------------===//
-
   /// The memory a GPU op or a host op may access: (memref, writes) pairs, or
   /// everything.
   struct Accesses {
     SmallVector<std::pair<Value, bool>> values;
     bool everything = false;
   };
+
+  /// The memory host op `op` may access; fresh allocations excluded.
+  Accesses hostAccesses(Operation *op) {
+    Accesses result;
+    std::optional<SmallVector<MemoryEffects::EffectInstance>> effects =
+        getEffectsRecursively(op);
+    if (!effects) {
+      result.everything = true;
+      return result;
+    }
+    for (const MemoryEffects::EffectInstance &effect : *effects) {
+      Value value = effect.getValue();
+      if (!value) {
+        result.everything = true;
+        return result;
+      }
+      // A fresh allocation (by `op` or an op nested in it) is not in flight.
+      Operation *definer = value.getDefiningOp();
+      if (isa<MemoryEffects::Allocate>(effect.getEffect()) && definer &&
+          op->isAncestor(definer))
+        continue;
+      result.values.push_back(
+          {value, !isa<MemoryEffects::Read>(effect.getEffect())});
+    }
+    return result;
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Dependence mode (max-streams != 1): each GPU op depends only on the
+  // earlier GPU ops of its block whose memory accesses conflict with its own
+  // (read after write, write after read or write), and the host waits only
+  // for the GPU ops whose memory the next host op may touch.
+  //===--------------------------------------------------------------------===//
 
   /// The GPU ops of the block that accessed a buffer (a memref followed
   /// back through view-like ops) and that the host has not waited for: the
@@ -223,31 +249,6 @@ private:
     for (Value value : llvm::concat<Value>(op->getOperands(), op->getResults()))
       if (isa<BaseMemRefType>(value.getType()))
         result.values.push_back({value, true});
-    return result;
-  }
-
-  /// The memory host op `op` may access; fresh allocations excluded.
-  Accesses hostAccesses(Operation *op) {
-    Accesses result;
-    std::optional<SmallVector<MemoryEffects::EffectInstance>> effects =
-        getEffectsRecursively(op);
-    if (!effects) {
-      result.everything = true;
-      return result;
-    }
-    for (const MemoryEffects::EffectInstance &effect : *effects) {
-      Value value = effect.getValue();
-      if (!value) {
-        result.everything = true;
-        return result;
-      }
-      Operation *definer = value.getDefiningOp();
-      if (isa<MemoryEffects::Allocate>(effect.getEffect()) && definer &&
-          op->isAncestor(definer))
-        continue;
-      result.values.push_back(
-          {value, !isa<MemoryEffects::Read>(effect.getEffect())});
-    }
     return result;
   }
 
@@ -416,25 +417,14 @@ private:
   bool mayTouchInFlightMemory(Operation *op) {
     if (isMemoryEffectFree(op))
       return false;
-    std::optional<SmallVector<MemoryEffects::EffectInstance>> effects =
-        getEffectsRecursively(op);
-    if (!effects)
+    Accesses accesses = hostAccesses(op);
+    if (accesses.everything)
       return true;
-    for (const MemoryEffects::EffectInstance &effect : *effects) {
-      Value value = effect.getValue();
-      if (!value)
-        return true;
-      // A fresh allocation (by `op` or an op nested in it) is not in flight.
-      Operation *definer = value.getDefiningOp();
-      if (isa<MemoryEffects::Allocate>(effect.getEffect()) && definer &&
-          op->isAncestor(definer))
-        continue;
-      if (llvm::any_of(inFlight, [&](Value gpuValue) {
-            return !aliasAnalysis.alias(value, gpuValue).isNo();
-          }))
-        return true;
-    }
-    return false;
+    return llvm::any_of(accesses.values, [&](auto access) {
+      return llvm::any_of(inFlight, [&](Value gpuValue) {
+        return !aliasAnalysis.alias(access.first, gpuValue).isNo();
+      });
+    });
   }
 
   // Replaces asyncOp with a clone that returns a token.
@@ -513,7 +503,7 @@ private:
 
   // The memref operands and results of the GPU ops since the last host
   // synchronization.
-  SmallVector<Value> inFlight;
+  SetVector<Value> inFlight;
 
   // The token that represents the current asynchronous dependency. It's valid
   // range starts with a `gpu.wait async` op, and ends with a `gpu.wait` op.
