@@ -150,4 +150,30 @@ module attributes {gpu.container_module} {
         args(%w : memref<16xf32>, %w : memref<16xf32>, %z : memref<16xf32>)
     return
   }
+
+  // A host-shared allocation stays synchronous (it has no async form) and
+  // waits for nothing; the launch that writes it is ordered after nothing
+  // else, and the host store to it waits for that launch only.
+  // CHECK-LABEL: func @host_shared
+  // CHECK: %[[T1:.*]] = gpu.launch_func async @kernels::@conv
+  // CHECK-NEXT: %[[S:.*]] = gpu.alloc host_shared () : memref<16xf32>
+  // CHECK-NEXT: %[[T2:.*]] = gpu.launch_func async @kernels::@conv {{.*}} %[[S]] : memref<16xf32>)
+  // CHECK-NEXT: gpu.wait [%[[T2]]]
+  // CHECK-NEXT: memref.store %{{.*}}, %[[S]]
+  // CHECK-NEXT: gpu.wait [%[[T1]]]
+  // CHECK-NEXT: return
+  func.func @host_shared(%w : memref<16xf32>, %f : f32) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %x = memref.alloc() : memref<16xf32>
+    gpu.launch_func @kernels::@conv blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1)
+        args(%w : memref<16xf32>, %w : memref<16xf32>, %x : memref<16xf32>)
+    %s = gpu.alloc host_shared () : memref<16xf32>
+    gpu.launch_func @kernels::@conv blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1)
+        args(%w : memref<16xf32>, %w : memref<16xf32>, %s : memref<16xf32>)
+    memref.store %f, %s[%c0] : memref<16xf32>
+    return
+  }
 }

@@ -38,6 +38,30 @@ module attributes {gpu.container_module} {
     return
   }
 
+  // A host-shared allocation has no async form: it stays synchronous, and
+  // as a fresh allocation it does not wait for the GPU work before it. A
+  // host store to it after a launch that uses it does.
+  // CHECK-LABEL: func @host_shared_allocation
+  func.func @host_shared_allocation(%f : f32) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    // CHECK: %[[T1:.*]] = gpu.launch_func async
+    // CHECK-NEXT: %[[S:.*]] = gpu.alloc host_shared () : memref<16xf32>
+    // CHECK-NEXT: %[[T2:.*]] = gpu.launch_func async [%[[T1]]] {{.*}} args(%[[S]] : memref<16xf32>)
+    // CHECK-NEXT: gpu.wait [%[[T2]]]
+    // CHECK-NEXT: memref.store %{{.*}}, %[[S]]
+    // CHECK-NOT: async
+    // CHECK: return
+    %d = gpu.alloc () : memref<16xf32>
+    gpu.launch_func @kernels::@kernel blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1) args(%d : memref<16xf32>)
+    %s = gpu.alloc host_shared () : memref<16xf32>
+    gpu.launch_func @kernels::@kernel blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1) args(%s : memref<16xf32>)
+    memref.store %f, %s[%c0] : memref<16xf32>
+    return
+  }
+
   // A host store to a buffer the GPU does not use: no sync. A host load of
   // the buffer the kernel uses: sync first.
   // CHECK-LABEL: func @host_accesses

@@ -741,7 +741,13 @@ OpFoldResult gpu::SubgroupReduceOp::fold(FoldAdaptor /*adaptor*/) {
 //===----------------------------------------------------------------------===//
 
 void gpu::addAsyncDependency(Operation *op, Value token) {
-  op->insertOperands(0, {token});
+  addAsyncDependencies(op, token);
+}
+
+void gpu::addAsyncDependencies(Operation *op, ValueRange tokens) {
+  if (tokens.empty())
+    return;
+  op->insertOperands(0, tokens);
   if (!op->template hasTrait<OpTrait::AttrSizedOperandSegments>())
     return;
   auto attrName =
@@ -753,7 +759,7 @@ void gpu::addAsyncDependency(Operation *op, Value token) {
     return;
 
   SmallVector<int32_t, 8> sizes(sizeAttr.asArrayRef());
-  ++sizes.front();
+  sizes.front() += tokens.size();
   op->setAttr(attrName, Builder(op->getContext()).getDenseI32ArrayAttr(sizes));
 }
 

@@ -24,6 +24,8 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Support/LLVM.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 namespace mlir {
@@ -48,6 +50,31 @@ static bool isTerminator(Operation *op) {
   return op->mightHaveTrait<OpTrait::IsTerminator>();
 }
 static bool hasSideEffects(Operation *op) { return !isMemoryEffectFree(op); }
+
+/// Adds `count` to the number of async dependencies of `op`, the first
+/// operand segment of ops with segment sizes (as gpu::addAsyncDependencies
+/// assumes).
+static void addToAsyncDependencySegment(Operation *op, unsigned count) {
+  if (!op->hasTrait<OpTrait::AttrSizedOperandSegments>())
+    return;
+  StringRef name =
+      OpTrait::AttrSizedOperandSegments<void>::getOperandSegmentSizeAttr();
+  auto sizes = op->getAttrOfType<DenseI32ArrayAttr>(name);
+  if (!sizes)
+    return;
+  SmallVector<int32_t, 8> newSizes(sizes.asArrayRef());
+  newSizes.front() += count;
+  op->setAttr(name, DenseI32ArrayAttr::get(op->getContext(), newSizes));
+}
+
+/// Returns `op` if it is a GPU op that can execute asynchronously. A
+/// host-shared `gpu.alloc` has no asynchronous form: it stays a host op.
+static gpu::AsyncOpInterface getAsyncOp(Operation *op) {
+  auto alloc = dyn_cast<gpu::AllocOp>(op);
+  if (alloc && alloc.getHostShared() && !alloc.getAsyncToken())
+    return {};
+  return dyn_cast<gpu::AsyncOpInterface>(op);
+}
 
 // Region walk callback which makes GPU ops implementing the AsyncOpInterface
 // execute asynchronously.
@@ -87,7 +114,7 @@ private:
       return success();
     }
     builder.setInsertionPoint(op);
-    if (auto asyncOp = dyn_cast<gpu::AsyncOpInterface>(op)) {
+    if (auto asyncOp = getAsyncOp(op)) {
       // Replace GPU op with async version, which then produces the current
       // token.
       if (failed(rewriteAsyncOp(asyncOp)))
@@ -221,8 +248,11 @@ private:
   Accesses gpuAccesses(Operation *op) {
     Accesses result;
     if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op)) {
-      auto kernel = SymbolTable::lookupNearestSymbolFrom<gpu::GPUFuncOp>(
-          op, launch.getKernel());
+      auto [it, inserted] = launchedKernels.try_emplace(launch.getKernel());
+      if (inserted)
+        it->second = symbolTables.lookupNearestSymbolFrom<gpu::GPUFuncOp>(
+            op, launch.getKernel());
+      gpu::GPUFuncOp kernel = it->second;
       if (!kernel || kernel.isExternal()) {
         for (Value operand : launch.getKernelOperands())
           if (isa<BaseMemRefType>(operand.getType()))
@@ -272,10 +302,11 @@ private:
   }
 
   /// The tokens of the pending GPU ops that conflict with `accesses`.
-  SetVector<Value> conflictingTokens(const Accesses &accesses) {
-    SetVector<Value> tokens;
+  llvm::SmallSetVector<Value, 8> conflictingTokens(const Accesses &accesses) {
+    llvm::SmallSetVector<Value, 8> tokens;
     if (accesses.everything) {
-      tokens.insert(open.begin(), open.end());
+      for (Value token : openChains())
+        tokens.insert(token);
       return tokens;
     }
     if (barrier)
@@ -327,9 +358,28 @@ private:
     createWaitOp(loc, Type(), waited);
     for (Value token : waited) {
       completed.insert(token);
-      open.remove(token);
+      open.erase(token);
     }
   }
+
+  /// The open chains, oldest first.
+  SmallVector<Value> openChains() const {
+    SmallVector<std::pair<unsigned, Value>> chains;
+    chains.reserve(open.size());
+    for (auto [token, order] : open)
+      chains.push_back({order, token});
+    llvm::sort(chains, llvm::less_first());
+    return llvm::map_to_vector(chains, [](auto chain) { return chain.second; });
+  }
+
+  /// The oldest open chain.
+  Value oldestOpenChain() const {
+    auto oldest = llvm::min_element(
+        open, [](auto lhs, auto rhs) { return lhs.second < rhs.second; });
+    return oldest == open.end() ? Value() : oldest->first;
+  }
+
+  void openChain(Value token) { open.try_emplace(token, numChains++); }
 
   /// Forgets the state of the block (after a wait for everything).
   void resetDependenceState() {
@@ -345,55 +395,57 @@ private:
     builder.setInsertionPoint(op);
     if (auto waitOp = dyn_cast<gpu::WaitOp>(op)) {
       // A user's wait joins everything pending.
-      for (Value token : open)
+      for (Value token : openChains())
         waitOp.addAsyncDependency(token);
       if (!waitOp.getAsyncToken()) {
         resetDependenceState();
         return success();
       }
       open.clear();
-      open.insert(waitOp.getAsyncToken());
+      openChain(waitOp.getAsyncToken());
       return success();
     }
-    if (auto asyncOp = dyn_cast<gpu::AsyncOpInterface>(op)) {
-      // Make the op async first: the accesses then name the values of the op
-      // that stays (an async clone replaces a synchronous op).
-      auto newOp = cast<gpu::AsyncOpInterface>(makeAsync(asyncOp));
-      bool hadDependencies = !newOp.getAsyncDependencies().empty();
-      Accesses accesses = gpuAccesses(newOp);
-      SetVector<Value> conflicts = conflictingTokens(accesses);
+    if (auto asyncOp = getAsyncOp(op)) {
+      OperandRange existing = asyncOp.getAsyncDependencies();
+      bool hadDependencies = !existing.empty();
+      Accesses accesses = gpuAccesses(op);
+      llvm::SmallSetVector<Value, 8> conflicts = conflictingTokens(accesses);
       // A dependency that another one has as a direct dependency is implied.
+      SmallVector<Value, 8> implied;
+      if (conflicts.size() > 1)
+        for (Value token : conflicts)
+          if (auto producer = token.getDefiningOp<gpu::AsyncOpInterface>())
+            llvm::append_range(implied, producer.getAsyncDependencies());
       SmallVector<Value> deps;
-      for (Value token : conflicts) {
-        if (completed.contains(token))
-          continue;
-        bool implied = llvm::any_of(conflicts, [&](Value other) {
-          auto producer = other.getDefiningOp<gpu::AsyncOpInterface>();
-          return other != token && producer &&
-                 llvm::is_contained(producer.getAsyncDependencies(), token);
-        });
-        if (!implied)
+      for (Value token : conflicts)
+        if (!completed.contains(token) && !llvm::is_contained(implied, token) &&
+            !llvm::is_contained(existing, token))
           deps.push_back(token);
-      }
       // Independent work starts a new stream, unless `maxStreams` chains are
       // open already: it then continues the oldest one.
       if (deps.empty() && !hadDependencies && maxStreams != 0 &&
           open.size() >= maxStreams)
-        deps.push_back(open.front());
-      // addAsyncDependency prepends: add in reverse to keep program order.
-      for (Value dep : llvm::reverse(deps))
-        newOp.addAsyncDependency(dep);
+        deps.push_back(oldestOpenChain());
+      // Accesses to results of `op` name the results of the async clone.
+      SmallVector<std::pair<unsigned, unsigned>> resultAccesses;
+      for (auto [index, access] : llvm::enumerate(accesses.values))
+        if (auto result = dyn_cast<OpResult>(access.first);
+            result && result.getOwner() == op)
+          resultAccesses.push_back({index, result.getResultNumber()});
+      auto newOp = cast<gpu::AsyncOpInterface>(makeAsync(asyncOp, deps));
+      for (auto [index, number] : resultAccesses)
+        accesses.values[index].first = newOp->getResult(number);
       Value token = newOp.getAsyncToken();
       for (Value dep : newOp.getAsyncDependencies())
-        open.remove(dep);
-      open.insert(token);
+        open.erase(dep);
+      openChain(token);
       recordAccesses(token, accesses);
       return success();
     }
     if (open.empty())
       return success();
     if (isTerminator(op)) {
-      hostWait(op->getLoc(), open.getArrayRef());
+      hostWait(op->getLoc(), openChains());
       resetDependenceState();
       return success();
     }
@@ -401,7 +453,7 @@ private:
       return success();
     Accesses accesses = hostAccesses(op);
     if (accesses.everything) {
-      hostWait(op->getLoc(), open.getArrayRef());
+      hostWait(op->getLoc(), openChains());
       resetDependenceState();
       return success();
     }
@@ -438,32 +490,43 @@ private:
     // pending.
     if (!currentToken && asyncOp.getAsyncDependencies().empty())
       currentToken = createWaitOp(op->getLoc(), tokenType, {});
-    if (currentToken)
-      asyncOp.addAsyncDependency(currentToken);
+    SmallVector<Value, 1> deps;
+    if (currentToken &&
+        !llvm::is_contained(asyncOp.getAsyncDependencies(), currentToken))
+      deps.push_back(currentToken);
 
     currentToken =
-        cast<gpu::AsyncOpInterface>(makeAsync(asyncOp)).getAsyncToken();
+        cast<gpu::AsyncOpInterface>(makeAsync(asyncOp, deps)).getAsyncToken();
     return success();
   }
 
-  // Returns `asyncOp` if it returns a token already; otherwise replaces it
-  // with a clone that returns a token in addition to the other results, and
-  // returns the clone.
-  Operation *makeAsync(gpu::AsyncOpInterface asyncOp) {
+  // Adds `deps` to the front of the async dependencies of `asyncOp`. Returns
+  // `asyncOp` if it returns a token already; otherwise replaces it with a
+  // clone that returns a token in addition to the other results, and returns
+  // the clone.
+  Operation *makeAsync(gpu::AsyncOpInterface asyncOp, ValueRange deps) {
     auto *op = asyncOp.getOperation();
-    if (asyncOp.getAsyncToken())
+    if (asyncOp.getAsyncToken()) {
+      gpu::addAsyncDependencies(op, deps);
       return op;
+    }
     auto tokenType = builder.getType<gpu::AsyncTokenType>();
 
-    // Clone the op to return a token in addition to the other results.
+    // Clone the op to return a token in addition to the other results. The
+    // clone gets the dependencies as it is created (inserting them later
+    // would move every other operand).
     SmallVector<Type, 1> resultTypes;
     resultTypes.reserve(1 + op->getNumResults());
     copy(op->getResultTypes(), std::back_inserter(resultTypes));
     resultTypes.push_back(tokenType);
+    SmallVector<Value> operands(deps);
+    llvm::append_range(operands, op->getOperands());
     auto *newOp = Operation::create(
-        op->getLoc(), op->getName(), resultTypes, op->getOperands(),
+        op->getLoc(), op->getName(), resultTypes, operands,
         op->getDiscardableAttrDictionary(), op->getPropertiesStorage(),
         op->getSuccessors(), op->getNumRegions());
+    if (!deps.empty())
+      addToAsyncDependencySegment(newOp, deps.size());
 
     // Clone regions into new op.
     IRMapping mapping;
@@ -496,10 +559,15 @@ private:
   // The buffers seen in the function, and which of them may alias.
   SmallVector<Value> seenBuffers;
   DenseMap<Value, SmallVector<Value>> mayAlias;
-  SetVector<Value> open;
+  // The open chains: their last token, and the order in which they were
+  // opened.
+  DenseMap<Value, unsigned> open;
+  unsigned numChains = 0;
   DenseSet<Value> completed;
   Value barrier;
   DenseMap<Operation *, Accesses> kernelCache;
+  SymbolTableCollection symbolTables;
+  DenseMap<SymbolRefAttr, gpu::GPUFuncOp> launchedKernels;
 
   // The memref operands and results of the GPU ops since the last host
   // synchronization.

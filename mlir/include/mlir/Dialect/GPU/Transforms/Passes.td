@@ -77,7 +77,9 @@ def GpuAsyncRegionPass : Pass<"gpu-async-region", "func::FuncOp"> {
     op depends only on the earlier GPU ops of its block whose memory accesses
     conflict with its own (read after write, write after read, write after
     write; kernel argument accesses come from the `gpu.func` body when it is
-    in the module, unknown effects conflict with everything), so independent
+    in the module; a kernel that is not, e.g. one already compiled to a
+    `gpu.binary`, is assumed to read and write exactly its memref operands;
+    unknown effects conflict with everything), so independent
     work runs on separate streams, joined where it meets; a host op waits
     only for the GPU ops whose memory it may touch. `max-streams=0` leaves
     the number of independent chains unbounded; N > 1 makes new independent
