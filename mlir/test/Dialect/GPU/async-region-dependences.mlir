@@ -176,4 +176,25 @@ module attributes {gpu.container_module} {
     memref.store %f, %s[%c0] : memref<16xf32>
     return
   }
+
+  // A launch depends on the gpu.alloc of its buffer; allocations of other
+  // buffers are independent of it.
+  // CHECK-LABEL: func @allocations
+  // CHECK: %[[A:.*]], %[[TA:.*]] = gpu.alloc async () : memref<16xf32>
+  // CHECK-NEXT: %[[T1:.*]] = gpu.launch_func async [%[[TA]]] @kernels::@conv {{.*}} %[[A]] : memref<16xf32>)
+  // CHECK-NEXT: %[[B:.*]], %[[TB:.*]] = gpu.alloc async () : memref<16xf32>
+  // CHECK-NEXT: %[[T2:.*]] = gpu.launch_func async [%[[TB]]] @kernels::@conv {{.*}} %[[B]] : memref<16xf32>)
+  // CHECK-NEXT: gpu.wait [%[[T1]], %[[T2]]]
+  func.func @allocations(%w : memref<16xf32>) {
+    %c1 = arith.constant 1 : index
+    %a = gpu.alloc () : memref<16xf32>
+    gpu.launch_func @kernels::@conv blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1)
+        args(%w : memref<16xf32>, %w : memref<16xf32>, %a : memref<16xf32>)
+    %b = gpu.alloc () : memref<16xf32>
+    gpu.launch_func @kernels::@conv blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1)
+        args(%w : memref<16xf32>, %w : memref<16xf32>, %b : memref<16xf32>)
+    return
+  }
 }

@@ -301,8 +301,10 @@ private:
     return it->second;
   }
 
-  /// The tokens of the pending GPU ops that conflict with `accesses`.
-  llvm::SmallSetVector<Value, 8> conflictingTokens(const Accesses &accesses) {
+  /// The tokens of the pending GPU ops that conflict with `accesses`. The
+  /// results of `op` (a fresh allocation) conflict with nothing earlier.
+  llvm::SmallSetVector<Value, 8> conflictingTokens(const Accesses &accesses,
+                                                   Operation *op = nullptr) {
     llvm::SmallSetVector<Value, 8> tokens;
     if (accesses.everything) {
       for (Value token : openChains())
@@ -312,6 +314,8 @@ private:
     if (barrier)
       tokens.insert(barrier);
     for (auto [value, writes] : accesses.values) {
+      if (op && value.getDefiningOp() == op)
+        continue;
       for (Value buffer : aliasingBuffers(getBuffer(value))) {
         auto it = buffers.find(buffer);
         if (it == buffers.end())
@@ -409,7 +413,8 @@ private:
       OperandRange existing = asyncOp.getAsyncDependencies();
       bool hadDependencies = !existing.empty();
       Accesses accesses = gpuAccesses(op);
-      llvm::SmallSetVector<Value, 8> conflicts = conflictingTokens(accesses);
+      llvm::SmallSetVector<Value, 8> conflicts =
+          conflictingTokens(accesses, op);
       // A dependency that another one has as a direct dependency is implied.
       SmallVector<Value, 8> implied;
       if (conflicts.size() > 1)
