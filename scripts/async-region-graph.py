@@ -64,6 +64,8 @@ import shutil
 import subprocess
 import sys
 
+from mlir_generic_form import OP_RE, result_names, split_types
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOKEN = "!gpu.async.token"
 # Chain colours (fill), reused in order when there are more chains.
@@ -90,44 +92,11 @@ def run(cmd, stdin_text=None):
 
 
 # ---------------------------------------------------------------------------
-# Generic-form parsing (the approach of scripts/async-region-oracle.py).
+# Generic-form parsing (OP_RE and friends in scripts/mlir_generic_form.py).
 # ---------------------------------------------------------------------------
 
-# One op: '%r:2 = "name"(%x, %y) <{attrs}> ... : (T, T) -> (T, T)'.
-OP_RE = re.compile(r'^\s*(?:(?P<results>%[\w:#, %]+?) = )?"(?P<name>[\w.]+)"'
-                   r'\((?P<operands>[^)]*)\)')
 FUNC_RE = re.compile(r'^(?P<indent>\s*)"func.func"\(\) <\{.*'
                      r'sym_name = "(?P<name>[^"]+)".*\(\{$')
-
-
-def split_types(text):
-    """Splits a comma-separated type list at nesting depth 0."""
-    out, depth, cur = [], 0, ""
-    for ch in text:
-        if ch in "<([{":
-            depth += 1
-        elif ch in ">)]}":
-            depth -= 1
-        if ch == "," and depth == 0:
-            out.append(cur.strip())
-            cur = ""
-        else:
-            cur += ch
-    if cur.strip():
-        out.append(cur.strip())
-    return out
-
-
-def result_names(results):
-    """'%0' -> ['%0']; '%r:2' -> ['%r#0', '%r#1']."""
-    names = []
-    for part in results.split(","):
-        m = re.match(r"(%\w+)(?::(\d+))?$", part.strip())
-        if m and m.group(2):
-            names += [f"{m.group(1)}#{i}" for i in range(int(m.group(2)))]
-        elif m:
-            names.append(m.group(1))
-    return names
 
 
 class Op:

@@ -40,6 +40,8 @@ import re
 import subprocess
 import sys
 
+from mlir_generic_form import OP_RE, result_names, split_types
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MLIR_OPT = os.environ.get("MLIR_OPT",
                           os.path.join(ROOT, "build", "bin", "mlir-opt"))
@@ -157,41 +159,6 @@ class Program:
         if a == b:
             return True
         return a in self.args and b in self.args
-
-
-# One op of the generic form: "%r:2 = "name"(%x, %y) ... : (T, T) -> (T, T)".
-OP_RE = re.compile(r'^\s*(?:(?P<results>%[\w:#, %]+?) = )?"(?P<name>[\w.]+)"'
-                   r'\((?P<operands>[^)]*)\)')
-
-
-def split_types(text):
-    """Splits a comma-separated type list at depth 0."""
-    out, depth, cur = [], 0, ""
-    for ch in text:
-        if ch in "<([{":
-            depth += 1
-        elif ch in ">)]}":
-            depth -= 1
-        if ch == "," and depth == 0:
-            out.append(cur.strip())
-            cur = ""
-        else:
-            cur += ch
-    if cur.strip():
-        out.append(cur.strip())
-    return out
-
-
-def result_names(results):
-    names = []
-    for part in results.split(","):
-        part = part.strip()
-        m = re.match(r"(%[\w]+)(?::(\d+))?$", part)
-        if m and m.group(2):
-            names += [f"{m.group(1)}#{i}" for i in range(int(m.group(2)))]
-        elif m:
-            names.append(m.group(1))
-    return names
 
 
 def parse_function(lines):
