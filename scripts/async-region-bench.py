@@ -11,6 +11,12 @@ that parsing and printing are not counted) and the ratios to upstream.
 
 The input is the same for all three; the runs alternate between them.
 
+With --loop K, it also runs the passes on a loop of K GPU ops per iteration
+(launches, some of them conflicting with the previous iteration, none with
+the host) and prints the host waits per iteration: the synchronous
+`gpu.wait` ops inside the loop body (0 is the goal where the host does not
+touch the data).
+
 With --host-calls N, it also lowers the N-op function (after the pass in
 both modes) with -gpu-lower-to-nvvm-pipeline and counts the runtime calls
 in the host code, next to what the token graph implies: joins (an op with
@@ -61,6 +67,48 @@ def module(ops, buffers, seed):
             "    %c1 = arith.constant 1 : index\n"
             "    %f = arith.constant 1.0 : f32\n" +
             "\n".join(lines) + "\n    return\n  }\n}\n")
+
+
+def loop_module(ops, buffers, seed):
+    """A function with one scf.for whose body launches `ops` kernels over
+    `buffers` function arguments (a kernel reads one and writes the other)."""
+    rng = random.Random(seed)
+    lines = []
+    for _ in range(ops):
+        a, b = rng.randrange(buffers), rng.randrange(buffers)
+        lines.append(f"      gpu.launch_func @kernels::@k blocks in (%c1, %c1,"
+                     f" %c1) threads in (%c1, %c1, %c1) args(%b{a} : "
+                     f"{MEMREF}, %b{b} : {MEMREF})")
+    args = ", ".join(f"%b{i} : {MEMREF} {{llvm.noalias}}"
+                     for i in range(buffers))
+    return ("module attributes {gpu.container_module} {\n"
+            "  gpu.module @kernels {\n"
+            f"    gpu.func @k(%x : {MEMREF}, %y : {MEMREF}) kernel {{\n"
+            "      %c0 = arith.constant 0 : index\n"
+            f"      %v = memref.load %x[%c0] : {MEMREF}\n"
+            f"      memref.store %v, %y[%c0] : {MEMREF}\n"
+            "      gpu.return\n    }\n  }\n"
+            f"  func.func @f({args}, %n : index) {{\n"
+            "    %c0 = arith.constant 0 : index\n"
+            "    %c1 = arith.constant 1 : index\n"
+            "    scf.for %i = %c0 to %n step %c1 {\n" +
+            "\n".join(lines) + "\n    }\n    return\n  }\n}\n")
+
+
+def loop_host_waits(tool, pass_args, path):
+    """Synchronous gpu.wait ops inside scf.for bodies of the pass output."""
+    out = run_tool([tool, path, pass_args])
+    waits = depth = 0
+    loop_depths = []
+    for line in out.splitlines():
+        if re.search(r"\bscf\.for\b", line):
+            loop_depths.append(depth)
+        if loop_depths and re.match(r"\s*gpu\.wait\b(?! async)", line):
+            waits += 1
+        depth += line.count("{") - line.count("}")
+        while loop_depths and depth <= loop_depths[-1]:
+            loop_depths.pop()
+    return waits
 
 
 def pass_time(tool, args, path):
@@ -117,6 +165,9 @@ def main():
     parser.add_argument("--buffers", type=int, default=64)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--loop", type=int, default=0, metavar="K",
+                        help="host waits per iteration of a loop of K GPU "
+                        "ops (0: skip)")
     parser.add_argument("--host-calls", type=int, default=0, metavar="N",
                         help="count host runtime calls for N ops (0: skip)")
     args = parser.parse_args()
@@ -141,6 +192,16 @@ def main():
             base = max(up, 1e-4)
             print(f"{n:<9} {up:7.4f}s {ours:7.4f}s {dep:10.4f}s"
                   f"             {ours / base:5.2f}x  {dep / base:5.2f}x")
+        if args.loop:
+            path = os.path.join(tmp, "loop.mlir")
+            with open(path, "w") as f:
+                f.write(loop_module(args.loop, 8, args.seed))
+            print(f"\nloop of {args.loop} launches over 8 noalias buffers: "
+                  "host waits per iteration")
+            for name, (tool, pass_args) in zip(
+                    ("upstream", "series", "series(max-streams=0)"), configs):
+                print(f"  {name:<22} "
+                      f"{loop_host_waits(tool, pass_args[0], path)}")
         if args.host_calls:
             path = os.path.join(tmp, "calls.mlir")
             with open(path, "w") as f:

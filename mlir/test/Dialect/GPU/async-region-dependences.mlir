@@ -1,6 +1,6 @@
-// RUN: mlir-opt %s -gpu-async-region="max-streams=0" | FileCheck %s
-// RUN: mlir-opt %s -gpu-async-region="max-streams=2" | FileCheck %s --check-prefix=TWO
-// RUN: mlir-opt %s -gpu-async-region | FileCheck %s --check-prefix=CHAIN
+// RUN: mlir-opt %s -split-input-file -gpu-async-region="max-streams=0" | FileCheck %s
+// RUN: mlir-opt %s -split-input-file -gpu-async-region="max-streams=2" | FileCheck %s --check-prefix=TWO
+// RUN: mlir-opt %s -split-input-file -gpu-async-region | FileCheck %s --check-prefix=CHAIN
 
 // -gpu-async-region with dependences from memory effects: each GPU op waits
 // only for the earlier GPU ops whose accesses conflict with its own, and the
@@ -41,26 +41,26 @@ module attributes {gpu.container_module} {
     }
   }
 
-  // Seed 002: two convolutions into fresh buffers, then their sum. The
+  // Two convolutions into fresh buffers, then their sum. The
   // convolutions are independent (both only read %in and %w); the add waits
   // for both; the host waits once, at the end.
-  // CHECK-LABEL: func @seed_002
+  // CHECK-LABEL: func @independent_convolutions
   // CHECK: %[[T1:.*]] = gpu.launch_func async @kernels::@conv
   // CHECK: %[[T2:.*]] = gpu.launch_func async @kernels::@conv
   // CHECK: %[[T3:.*]] = gpu.launch_func async [%[[T1]], %[[T2]]] @kernels::@add
   // CHECK-NEXT: gpu.wait [%[[T3]]]
   // CHECK-NEXT: return
   // CHECK-NOT: gpu.wait
-  // TWO-LABEL: func @seed_002
+  // TWO-LABEL: func @independent_convolutions
   // TWO: %[[T1:.*]] = gpu.launch_func async @kernels::@conv
   // TWO: %[[T2:.*]] = gpu.launch_func async @kernels::@conv
   // TWO: gpu.launch_func async [%[[T1]], %[[T2]]] @kernels::@add
   // One chain: each launch waits for the previous one.
-  // CHAIN-LABEL: func @seed_002
+  // CHAIN-LABEL: func @independent_convolutions
   // CHAIN: %[[T1:.*]] = gpu.launch_func async [%{{.*}}] @kernels::@conv
   // CHAIN: %[[T2:.*]] = gpu.launch_func async [%[[T1]]] @kernels::@conv
   // CHAIN: gpu.launch_func async [%[[T2]]] @kernels::@add
-  func.func @seed_002(%in : memref<16xf32>, %w : memref<16xf32>)
+  func.func @independent_convolutions(%in : memref<16xf32>, %w : memref<16xf32>)
       -> memref<16xf32> {
     %c1 = arith.constant 1 : index
     %a = memref.alloc() : memref<16xf32>
@@ -78,8 +78,9 @@ module attributes {gpu.container_module} {
     return %c : memref<16xf32>
   }
 
-  // Write after read: the second conv overwrites what the first one read.
-  // A host load of %a waits for the first conv only.
+  // Write after read: the second conv overwrites %x, which the first one
+  // read (and reads nothing the first one wrote). A host load of %z waits for
+  // the third conv only.
   // CHECK-LABEL: func @war_and_host_read
   // CHECK: %[[T1:.*]] = gpu.launch_func async @kernels::@conv
   // CHECK: %[[T2:.*]] = gpu.launch_func async [%[[T1]]] @kernels::@conv
@@ -99,7 +100,7 @@ module attributes {gpu.container_module} {
         args(%x : memref<16xf32>, %w : memref<16xf32>, %y : memref<16xf32>)
     gpu.launch_func @kernels::@conv blocks in (%c1, %c1, %c1)
         threads in (%c1, %c1, %c1)
-        args(%y : memref<16xf32>, %w : memref<16xf32>, %x : memref<16xf32>)
+        args(%w : memref<16xf32>, %w : memref<16xf32>, %x : memref<16xf32>)
     gpu.launch_func @kernels::@conv blocks in (%c1, %c1, %c1)
         threads in (%c1, %c1, %c1)
         args(%w : memref<16xf32>, %w : memref<16xf32>, %z : memref<16xf32>)
@@ -195,6 +196,119 @@ module attributes {gpu.container_module} {
     gpu.launch_func @kernels::@conv blocks in (%c1, %c1, %c1)
         threads in (%c1, %c1, %c1)
         args(%w : memref<16xf32>, %w : memref<16xf32>, %b : memref<16xf32>)
+    return
+  }
+
+  // The third launch reads what the first and the second wrote, and the
+  // second depends on the first: the third depends on the second only.
+  // CHECK-LABEL: func @implied_dependency
+  // CHECK: %[[T1:.*]] = gpu.launch_func async @kernels::@conv
+  // CHECK-NEXT: %[[T2:.*]] = gpu.launch_func async [%[[T1]]] @kernels::@conv
+  // CHECK-NEXT: %[[T3:.*]] = gpu.launch_func async [%[[T2]]] @kernels::@add
+  // CHECK-NEXT: gpu.wait [%[[T3]]]
+  func.func @implied_dependency(%w : memref<16xf32>) {
+    %c1 = arith.constant 1 : index
+    %x = memref.alloc() : memref<16xf32>
+    %y = memref.alloc() : memref<16xf32>
+    %z = memref.alloc() : memref<16xf32>
+    gpu.launch_func @kernels::@conv blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1)
+        args(%w : memref<16xf32>, %w : memref<16xf32>, %x : memref<16xf32>)
+    gpu.launch_func @kernels::@conv blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1)
+        args(%x : memref<16xf32>, %w : memref<16xf32>, %y : memref<16xf32>)
+    gpu.launch_func @kernels::@add blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1)
+        args(%x : memref<16xf32>, %y : memref<16xf32>, %z : memref<16xf32>)
+    return
+  }
+
+  // Function arguments may alias each other unless one of them is
+  // `llvm.noalias` (LLVM's definition: memory accessed through it is not
+  // accessed through pointers not based on it).
+  // CHECK-LABEL: func @noalias_arguments
+  // CHECK: %[[T1:.*]] = gpu.launch_func async @kernels::@conv
+  // CHECK-NEXT: %[[T2:.*]] = gpu.launch_func async @kernels::@conv
+  // CHECK-NEXT: %[[T3:.*]] = gpu.launch_func async [%[[T2]]] @kernels::@conv
+  // CHECK-NEXT: gpu.wait [%[[T1]], %[[T3]]]
+  func.func @noalias_arguments(%p : memref<16xf32> {llvm.noalias},
+                               %r : memref<16xf32>, %s : memref<16xf32>) {
+    %c1 = arith.constant 1 : index
+    %x = memref.alloc() : memref<16xf32>
+    gpu.launch_func @kernels::@conv blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1)
+        args(%x : memref<16xf32>, %x : memref<16xf32>, %p : memref<16xf32>)
+    gpu.launch_func @kernels::@conv blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1)
+        args(%x : memref<16xf32>, %x : memref<16xf32>, %r : memref<16xf32>)
+    gpu.launch_func @kernels::@conv blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1)
+        args(%x : memref<16xf32>, %x : memref<16xf32>, %s : memref<16xf32>)
+    return
+  }
+}
+
+// -----
+
+// Kernels whose bodies the pass cannot see may access any memory (through
+// pointers, integers, globals): their launches are ordered with all other GPU
+// work, unless the launch or the module holding the kernel has the unit
+// attribute `gpu.only_memref_operand_accesses`: then the kernel reads and
+// writes exactly the memory of its memref operands.
+
+module attributes {gpu.container_module} {
+  gpu.binary @bin [#gpu.object<#nvvm.target, "">]
+  gpu.binary @trusted {gpu.only_memref_operand_accesses} [#gpu.object<#nvvm.target, "">]
+  gpu.module @llvm_kernels {
+    llvm.func @kernel(%p : !llvm.ptr) attributes {gpu.kernel} {
+      llvm.return
+    }
+  }
+
+  // CHECK-LABEL: func @opaque_pointer
+  // CHECK: %[[T1:.*]] = gpu.launch_func async @bin::@kernel
+  // CHECK-NEXT: %[[T2:.*]] = gpu.launch_func async [%[[T1]]] @bin::@kernel
+  // CHECK-NEXT: gpu.wait [%[[T2]]]
+  func.func @opaque_pointer(%p : !llvm.ptr) {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @bin::@kernel blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1) args(%p : !llvm.ptr)
+    gpu.launch_func @bin::@kernel blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1) args(%p : !llvm.ptr)
+    return
+  }
+
+  // An llvm.func kernel taking a pointer is ordered against a launch on a
+  // memref the pointer may point into.
+  // CHECK-LABEL: func @llvm_func_kernel
+  // CHECK: %[[T1:.*]] = gpu.launch_func async @llvm_kernels::@kernel
+  // CHECK-NEXT: %[[T2:.*]] = gpu.launch_func async [%[[T1]]] @trusted::@kernel
+  func.func @llvm_func_kernel(%p : !llvm.ptr, %a : memref<16xf32>) {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @llvm_kernels::@kernel blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1) args(%p : !llvm.ptr)
+    gpu.launch_func @trusted::@kernel blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+    return
+  }
+
+  // Trusted, on the binary or on the launch: independent memrefs make
+  // independent launches.
+  // CHECK-LABEL: func @trusted_launches
+  // CHECK: %[[T1:.*]] = gpu.launch_func async @trusted::@kernel
+  // CHECK-NEXT: %[[T2:.*]] = gpu.launch_func async @bin::@kernel
+  // CHECK-NEXT: %[[T3:.*]] = gpu.launch_func async [%[[T1]]] @trusted::@kernel
+  // CHECK-NEXT: gpu.wait [%[[T2]], %[[T3]]]
+  func.func @trusted_launches(%a : memref<16xf32> {llvm.noalias},
+                     %b : memref<16xf32> {llvm.noalias}) {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @trusted::@kernel blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+    gpu.launch_func @bin::@kernel blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1) args(%b : memref<16xf32>)
+        {gpu.only_memref_operand_accesses}
+    gpu.launch_func @trusted::@kernel blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
     return
   }
 }

@@ -18,15 +18,23 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Utils/GPUUtils.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Support/LLVM.h"
+#include "llvm/ADT/PointerIntPair.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/DebugLog.h"
+
+#define DEBUG_TYPE "gpu-async-region"
 
 namespace mlir {
 #define GEN_PASS_DEF_GPUASYNCREGIONPASS
@@ -45,6 +53,12 @@ class GpuAsyncRegionPass
   void runOnOperation() override;
 };
 } // namespace
+
+/// The discardable attribute by which a user declares that a launch of a
+/// kernel whose body the pass cannot see accesses memory only through its
+/// memref operands.
+static constexpr StringLiteral kOnlyMemrefOperandAccessesAttrName =
+    "gpu.only_memref_operand_accesses";
 
 static bool isTerminator(Operation *op) {
   return op->mightHaveTrait<OpTrait::IsTerminator>();
@@ -68,25 +82,425 @@ static void addToAsyncDependencySegment(Operation *op, unsigned count) {
 }
 
 /// Returns `op` if it is a GPU op that can execute asynchronously. A
-/// host-shared `gpu.alloc` has no asynchronous form: it stays a host op.
+/// host-shared `gpu.alloc` has no asynchronous form, and a launch on an
+/// explicit stream is ordered by that stream: both stay host ops.
 static gpu::AsyncOpInterface getAsyncOp(Operation *op) {
   auto alloc = dyn_cast<gpu::AllocOp>(op);
   if (alloc && alloc.getHostShared() && !alloc.getAsyncToken())
     return {};
+  auto launch = dyn_cast<gpu::LaunchFuncOp>(op);
+  if (launch && launch.getAsyncObject())
+    return {};
   return dyn_cast<gpu::AsyncOpInterface>(op);
 }
+
+static Value createWaitOp(OpBuilder &builder, Location loc, Type resultType,
+                          ValueRange operands) {
+  return gpu::WaitOp::create(builder, loc, resultType, operands)
+      .getAsyncToken();
+}
+
+/// Adds `deps` to the front of the async dependencies of `asyncOp`. Returns
+/// `asyncOp` if it returns a token already; otherwise replaces it with a clone
+/// that returns a token in addition to the other results, and returns the
+/// clone.
+static Operation *makeAsync(OpBuilder &builder, gpu::AsyncOpInterface asyncOp,
+                            ValueRange deps) {
+  Operation *op = asyncOp.getOperation();
+  if (asyncOp.getAsyncToken()) {
+    gpu::addAsyncDependencies(op, deps);
+    return op;
+  }
+  auto tokenType = builder.getType<gpu::AsyncTokenType>();
+
+  // Clone the op to return a token in addition to the other results. The
+  // clone gets the dependencies as it is created (inserting them later would
+  // move every other operand).
+  SmallVector<Type, 1> resultTypes;
+  resultTypes.reserve(1 + op->getNumResults());
+  llvm::append_range(resultTypes, op->getResultTypes());
+  resultTypes.push_back(tokenType);
+  SmallVector<Value> operands(deps);
+  llvm::append_range(operands, op->getOperands());
+  Operation *newOp = Operation::create(
+      op->getLoc(), op->getName(), resultTypes, operands,
+      op->getDiscardableAttrDictionary(), op->getPropertiesStorage(),
+      op->getSuccessors(), op->getNumRegions());
+  if (!deps.empty())
+    addToAsyncDependencySegment(newOp, deps.size());
+
+  // Clone regions into new op.
+  IRMapping mapping;
+  for (auto [from, to] : llvm::zip_first(op->getRegions(), newOp->getRegions()))
+    from.cloneInto(&to, mapping);
+
+  // Replace the op with the async clone.
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPoint(op);
+  builder.insert(newOp);
+  op->replaceAllUsesWith(newOp->getResults().drop_back());
+  op->erase();
+  return newOp;
+}
+
+//===----------------------------------------------------------------------===//
+// GpuAccessAnalysis: which memory GPU and host ops access.
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The memory an op may access: (value, writes) pairs, or everything.
+struct Accesses {
+  SmallVector<std::pair<Value, bool>> values;
+  bool everything = false;
+
+  void append(const Accesses &other) {
+    everything |= other.everything;
+    if (!everything)
+      llvm::append_range(values, other.values);
+  }
+};
+
+/// Answers which memory the GPU ops and the host ops of a function access and
+/// which buffers may alias. What it cannot see accesses everything: a kernel
+/// whose body is not in the module (unless its launch says otherwise), an
+/// effect on no particular value, an op without known effects. Queries are
+/// memoized per kernel and per pair of buffers; the IR must not change while
+/// the analysis is in use.
+class GpuAccessAnalysis {
+public:
+  explicit GpuAccessAnalysis(AliasAnalysis &aliasAnalysis)
+      : aliasAnalysis(aliasAnalysis) {}
+
+  /// The buffer `value` is a view of: `value` followed back through view-like
+  /// ops.
+  static Value getBuffer(Value value) {
+    while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
+      value = view.getViewSource();
+    return value;
+  }
+
+  /// The memory that GPU op `op` accesses.
+  Accesses getGpuAccesses(Operation *op);
+
+  /// The memory that host op `op` may access, ops nested in it included;
+  /// memory that `op` or an op nested in it allocates is excluded.
+  Accesses getHostAccesses(Operation *op);
+
+  /// The memory that host op `op` itself, without the ops nested in it, may
+  /// access.
+  Accesses getOwnHostAccesses(Operation *op);
+
+  /// The memory that the GPU ops nested in `op` access.
+  Accesses getNestedGpuAccesses(Operation *op);
+
+  /// Returns whether `lhs` and `rhs` may refer to overlapping memory. Not
+  /// memoized: the values may be replaced afterwards.
+  bool mayAlias(Value lhs, Value rhs);
+
+  /// The buffers seen so far that may alias `buffer`, `buffer` included.
+  /// Memoized per pair of buffers.
+  ArrayRef<Value> getAliasingBuffers(Value buffer);
+
+private:
+  Accesses getLaunchAccesses(gpu::LaunchFuncOp launch);
+  const Accesses &getKernelAccesses(gpu::GPUFuncOp kernel);
+  bool mayAliasBuffers(Value lhs, Value rhs);
+
+  AliasAnalysis &aliasAnalysis;
+  SymbolTableCollection symbolTables;
+  DenseMap<SymbolRefAttr, Operation *> kernels;
+  DenseMap<Operation *, Accesses> kernelAccesses;
+  SmallVector<Value> seenBuffers;
+  DenseMap<Value, SmallVector<Value>> aliasingBuffers;
+};
+} // namespace
+
+/// Appends the accesses of `effects` to `result`. Effects on no particular
+/// value access everything; allocations of values defined in `scope` are
+/// fresh memory and skipped.
+static void appendHostEffects(ArrayRef<MemoryEffects::EffectInstance> effects,
+                              Operation *scope, Accesses &result) {
+  for (const MemoryEffects::EffectInstance &effect : effects) {
+    Value value = effect.getValue();
+    if (!value) {
+      result.everything = true;
+      return;
+    }
+    Operation *definer = value.getDefiningOp();
+    if (isa<MemoryEffects::Allocate>(effect.getEffect()) && definer &&
+        scope->isAncestor(definer))
+      continue;
+    result.values.push_back(
+        {value, !isa<MemoryEffects::Read>(effect.getEffect())});
+  }
+}
+
+Accesses GpuAccessAnalysis::getHostAccesses(Operation *op) {
+  Accesses result;
+  std::optional<SmallVector<MemoryEffects::EffectInstance>> effects =
+      getEffectsRecursively(op);
+  if (!effects)
+    result.everything = true;
+  else
+    appendHostEffects(*effects, op, result);
+  return result;
+}
+
+Accesses GpuAccessAnalysis::getOwnHostAccesses(Operation *op) {
+  Accesses result;
+  if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+    return result;
+  auto iface = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!iface) {
+    result.everything = true;
+    return result;
+  }
+  SmallVector<MemoryEffects::EffectInstance> effects;
+  iface.getEffects(effects);
+  appendHostEffects(effects, op, result);
+  return result;
+}
+
+const Accesses &GpuAccessAnalysis::getKernelAccesses(gpu::GPUFuncOp kernel) {
+  auto [it, inserted] = kernelAccesses.try_emplace(kernel);
+  if (!inserted)
+    return it->second;
+  Accesses &result = it->second;
+  DenseMap<unsigned, bool> argWrites;
+  Block &entry = kernel.front();
+  kernel.walk([&](Operation *op) {
+    if (op == kernel || op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() ||
+        op->hasTrait<OpTrait::IsTerminator>())
+      return;
+    auto iface = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!iface) {
+      result.everything = true;
+      return;
+    }
+    SmallVector<MemoryEffects::EffectInstance> effects;
+    iface.getEffects(effects);
+    for (const MemoryEffects::EffectInstance &effect : effects) {
+      if (isa<MemoryEffects::Allocate, MemoryEffects::Free>(effect.getEffect()))
+        continue;
+      Value value = effect.getValue();
+      if (!value) {
+        result.everything = true;
+        continue;
+      }
+      value = getBuffer(value);
+      auto arg = dyn_cast<BlockArgument>(value);
+      if (arg && arg.getOwner() == &entry) {
+        // Workgroup and private attributions follow the arguments.
+        if (arg.getArgNumber() < kernel.getNumArguments())
+          argWrites[arg.getArgNumber()] |=
+              isa<MemoryEffects::Write>(effect.getEffect());
+        continue;
+      }
+      Operation *definer = value.getDefiningOp();
+      if (definer && kernel->isAncestor(definer) &&
+          hasSingleEffect<MemoryEffects::Allocate>(definer, value))
+        continue;
+      result.everything = true;
+    }
+  });
+  for (auto [index, writes] : argWrites)
+    result.values.push_back({kernel.getArgument(index), writes});
+  LDBG() << "kernel @" << kernel.getName() << " accesses "
+         << (result.everything
+                 ? "everything"
+                 : std::to_string(result.values.size()) + " argument(s)");
+  return result;
+}
+
+Accesses GpuAccessAnalysis::getLaunchAccesses(gpu::LaunchFuncOp launch) {
+  Accesses result;
+  auto [it, inserted] = kernels.try_emplace(launch.getKernel());
+  if (inserted)
+    it->second = symbolTables.lookupNearestSymbolFrom(launch.getOperation(),
+                                                      launch.getKernel());
+  auto kernel = dyn_cast_or_null<gpu::GPUFuncOp>(it->second);
+  if (kernel && !kernel.isExternal()) {
+    const Accesses &effects = getKernelAccesses(kernel);
+    result.everything = effects.everything;
+    for (auto [arg, writes] : effects.values) {
+      unsigned index = cast<BlockArgument>(arg).getArgNumber();
+      if (index < launch.getNumKernelOperands())
+        result.values.push_back({launch.getKernelOperand(index), writes});
+    }
+    return result;
+  }
+  // The body is not visible (a kernel in a gpu.binary, an external gpu.func,
+  // an llvm.func): it may access any memory, through pointers, integers or
+  // globals, unless the launch or the module holding the kernel says that it
+  // accesses only the memory of its memref operands.
+  Operation *container = symbolTables.lookupNearestSymbolFrom(
+      launch.getOperation(), launch.getKernelModuleName());
+  if (!launch->hasAttr(kOnlyMemrefOperandAccessesAttrName) &&
+      !(container && container->hasAttr(kOnlyMemrefOperandAccessesAttrName))) {
+    result.everything = true;
+    return result;
+  }
+  for (Value operand : launch.getKernelOperands())
+    if (isa<BaseMemRefType>(operand.getType()))
+      result.values.push_back({operand, true});
+  return result;
+}
+
+Accesses GpuAccessAnalysis::getGpuAccesses(Operation *op) {
+  Accesses result;
+  TypeSwitch<Operation *>(op)
+      .Case(
+          [&](gpu::LaunchFuncOp launch) { result = getLaunchAccesses(launch); })
+      .Case([&](gpu::MemcpyOp memcpy) {
+        result.values = {{memcpy.getDst(), true}, {memcpy.getSrc(), false}};
+      })
+      .Case([&](gpu::MemsetOp memset) {
+        result.values = {{memset.getDst(), true}};
+      })
+      .Case([&](gpu::AllocOp alloc) {
+        result.values = {{alloc.getMemref(), true}};
+      })
+      .Case([&](gpu::DeallocOp dealloc) {
+        result.values = {{dealloc.getMemref(), true}};
+      })
+      .Case([&](gpu::WaitOp) {})
+      // Other GPU ops (the sparse ones) reach memory through handles.
+      .Default([&](Operation *) { result.everything = true; });
+  return result;
+}
+
+/// Returns whether `op` is a GPU op the dependence mode schedules, or holds
+/// one in a region it passes tokens through (scf.for, scf.if,
+/// scf.index_switch).
+static bool holdsCarriedGpuWork(Operation *op) {
+  if (getAsyncOp(op))
+    return true;
+  if (!isa<scf::ForOp, scf::IfOp, scf::IndexSwitchOp>(op))
+    return false;
+  for (Region &region : op->getRegions())
+    for (Block &block : region)
+      for (Operation &nested : block)
+        if (holdsCarriedGpuWork(&nested))
+          return true;
+  return false;
+}
+
+/// Returns whether `value` is the result of an allocation: new memory.
+static bool isAllocation(Value value) {
+  Operation *definer = value.getDefiningOp();
+  return definer && hasSingleEffect<MemoryEffects::Allocate>(definer, value);
+}
+
+/// Returns whether `buffer` is memory allocated inside `scope` that is only
+/// accessed there: used by GPU ops, loads, stores and deallocations, directly
+/// or through views, never passed on (yielded, stored, passed to a call).
+/// Each execution of `scope` has its own.
+static bool isLocalAllocation(Value buffer, Operation *scope) {
+  Operation *definer = buffer.getDefiningOp();
+  if (!definer || !scope->isProperAncestor(definer) || !isAllocation(buffer))
+    return false;
+  SmallVector<Value> worklist = {buffer};
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    for (OpOperand &use : value.getUses()) {
+      Operation *user = use.getOwner();
+      if (auto view = dyn_cast<ViewLikeOpInterface>(user);
+          view && view.getViewSource() == value) {
+        llvm::append_range(worklist, user->getResults());
+        continue;
+      }
+      if (getAsyncOp(user) || isa<memref::LoadOp, memref::DeallocOp>(user))
+        continue;
+      if (auto store = dyn_cast<memref::StoreOp>(user);
+          store && store.getMemRef() == value)
+        continue;
+      return false;
+    }
+  }
+  return true;
+}
+
+Accesses GpuAccessAnalysis::getNestedGpuAccesses(Operation *op) {
+  Accesses result;
+  op->walk([&](Operation *nested) {
+    if (nested == op || !getAsyncOp(nested))
+      return WalkResult::advance();
+    Accesses nestedAccesses = getGpuAccesses(nested);
+    // Memory allocated and used only inside `op` is not reachable after it,
+    // nor (for a loop) from another iteration.
+    llvm::erase_if(nestedAccesses.values, [&](auto access) {
+      return isLocalAllocation(getBuffer(access.first), op);
+    });
+    result.append(nestedAccesses);
+    return result.everything ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  return result;
+}
+
+/// Returns whether `value` is an argument of the function it is used in.
+static bool isFunctionArgument(Value value) {
+  auto arg = dyn_cast<BlockArgument>(value);
+  return arg && arg.getOwner()->isEntryBlock() &&
+         isa<FunctionOpInterface>(arg.getOwner()->getParentOp());
+}
+
+/// Returns whether function argument `arg` is marked `llvm.noalias`.
+static bool isNoaliasArgument(Value arg) {
+  auto blockArg = cast<BlockArgument>(arg);
+  auto func = cast<FunctionOpInterface>(blockArg.getOwner()->getParentOp());
+  // The attribute of the LLVM dialect, as EliminateBarriers.cpp reads it.
+  return func.getArgAttr(blockArg.getArgNumber(), "llvm.noalias") != nullptr;
+}
+
+bool GpuAccessAnalysis::mayAliasBuffers(Value lhs, Value rhs) {
+  if (aliasAnalysis.alias(lhs, rhs).isNo())
+    return false;
+  bool lhsIsArg = isFunctionArgument(lhs), rhsIsArg = isFunctionArgument(rhs);
+  // Memory accessed through an `llvm.noalias` argument is not accessed
+  // through pointers that are not based on it (LLVM's definition), such as
+  // another argument.
+  if (lhsIsArg && rhsIsArg &&
+      (isNoaliasArgument(lhs) || isNoaliasArgument(rhs)))
+    return false;
+  // Memory allocated in the function cannot be reached through an argument.
+  if ((lhsIsArg && isAllocation(rhs)) || (rhsIsArg && isAllocation(lhs)))
+    return false;
+  return true;
+}
+
+bool GpuAccessAnalysis::mayAlias(Value lhs, Value rhs) {
+  return mayAliasBuffers(getBuffer(lhs), getBuffer(rhs));
+}
+
+ArrayRef<Value> GpuAccessAnalysis::getAliasingBuffers(Value buffer) {
+  auto [it, inserted] = aliasingBuffers.try_emplace(buffer);
+  if (!inserted)
+    return it->second;
+  it->second.push_back(buffer);
+  for (Value known : seenBuffers) {
+    if (!mayAliasBuffers(known, buffer))
+      continue;
+    aliasingBuffers[buffer].push_back(known);
+    aliasingBuffers[known].push_back(buffer);
+  }
+  seenBuffers.push_back(buffer);
+  // The map may have grown: look the entry up again.
+  return aliasingBuffers[buffer];
+}
+
+//===----------------------------------------------------------------------===//
+// Single chain (max-streams=1).
+//===----------------------------------------------------------------------===//
 
 // Region walk callback which makes GPU ops implementing the AsyncOpInterface
 // execute asynchronously.
 struct GpuAsyncRegionPass::ThreadTokenCallback {
-  ThreadTokenCallback(MLIRContext &context, AliasAnalysis &aliasAnalysis,
-                      unsigned maxStreams)
-      : builder(&context), aliasAnalysis(aliasAnalysis),
-        maxStreams(maxStreams) {}
+  ThreadTokenCallback(MLIRContext &context, GpuAccessAnalysis &accesses)
+      : builder(&context), accesses(accesses) {}
 
   WalkResult operator()(Block *block) {
     for (Operation &op : make_early_inc_range(*block)) {
-      if (failed(maxStreams == 1 ? visit(&op) : visitByDependences(&op)))
+      if (failed(visit(&op)))
         return WalkResult::interrupt();
     }
     return WalkResult::advance();
@@ -117,8 +531,7 @@ private:
     if (auto asyncOp = getAsyncOp(op)) {
       // Replace GPU op with async version, which then produces the current
       // token.
-      if (failed(rewriteAsyncOp(asyncOp)))
-        return failure();
+      rewriteAsyncOp(asyncOp);
       Operation *newOp = currentToken.getDefiningOp();
       for (Value value :
            llvm::concat<Value>(newOp->getOperands(), newOp->getResults()))
@@ -130,363 +543,34 @@ private:
       return success();
     // Insert host synchronization before terminator or op with side effects.
     if (isTerminator(op) || mayTouchInFlightMemory(op)) {
-      currentToken = createWaitOp(op->getLoc(), Type(), {currentToken});
+      currentToken =
+          createWaitOp(builder, op->getLoc(), Type(), {currentToken});
       inFlight.clear();
     }
-    return success();
-  }
-
-  /// The memory a GPU op or a host op may access: (memref, writes) pairs, or
-  /// everything.
-  struct Accesses {
-    SmallVector<std::pair<Value, bool>> values;
-    bool everything = false;
-  };
-
-  /// The memory host op `op` may access; fresh allocations excluded.
-  Accesses hostAccesses(Operation *op) {
-    Accesses result;
-    std::optional<SmallVector<MemoryEffects::EffectInstance>> effects =
-        getEffectsRecursively(op);
-    if (!effects) {
-      result.everything = true;
-      return result;
-    }
-    for (const MemoryEffects::EffectInstance &effect : *effects) {
-      Value value = effect.getValue();
-      if (!value) {
-        result.everything = true;
-        return result;
-      }
-      // A fresh allocation (by `op` or an op nested in it) is not in flight.
-      Operation *definer = value.getDefiningOp();
-      if (isa<MemoryEffects::Allocate>(effect.getEffect()) && definer &&
-          op->isAncestor(definer))
-        continue;
-      result.values.push_back(
-          {value, !isa<MemoryEffects::Read>(effect.getEffect())});
-    }
-    return result;
-  }
-
-  //===--------------------------------------------------------------------===//
-  // Dependence mode (max-streams != 1): each GPU op depends only on the
-  // earlier GPU ops of its block whose memory accesses conflict with its own
-  // (read after write, write after read or write), and the host waits only
-  // for the GPU ops whose memory the next host op may touch.
-  //===--------------------------------------------------------------------===//
-
-  /// The GPU ops of the block that accessed a buffer (a memref followed
-  /// back through view-like ops) and that the host has not waited for: the
-  /// last writer and the readers since.
-  struct BufferState {
-    Value lastWrite;
-    SmallVector<Value> reads;
-  };
-
-  static Value getBuffer(Value value) {
-    while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
-      value = view.getViewSource();
-    return value;
-  }
-
-  /// The reads and writes of kernel `kernel`'s arguments, from the memory
-  /// effects of its body, followed through view-like ops to the arguments
-  /// (memoized). Memory that the kernel allocates (attributions, allocas) is
-  /// its own. Anything else (globals, effects on no particular value, ops
-  /// with unknown effects) makes the kernel access everything.
-  const Accesses &kernelEffects(gpu::GPUFuncOp kernel) {
-    auto [it, inserted] = kernelCache.try_emplace(kernel);
-    if (!inserted)
-      return it->second;
-    Accesses &result = it->second;
-    DenseMap<unsigned, bool> argWrites;
-    Block &entry = kernel.front();
-    kernel.walk([&](Operation *op) {
-      if (op == kernel || op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() ||
-          op->hasTrait<OpTrait::IsTerminator>())
-        return;
-      auto iface = dyn_cast<MemoryEffectOpInterface>(op);
-      if (!iface) {
-        result.everything = true;
-        return;
-      }
-      SmallVector<MemoryEffects::EffectInstance> effects;
-      iface.getEffects(effects);
-      for (const MemoryEffects::EffectInstance &effect : effects) {
-        if (isa<MemoryEffects::Allocate, MemoryEffects::Free>(
-                effect.getEffect()))
-          continue;
-        Value value = effect.getValue();
-        if (!value) {
-          result.everything = true;
-          continue;
-        }
-        while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
-          value = view.getViewSource();
-        auto arg = dyn_cast<BlockArgument>(value);
-        if (arg && arg.getOwner() == &entry) {
-          // Workgroup and private attributions follow the arguments.
-          if (arg.getArgNumber() < kernel.getNumArguments())
-            argWrites[arg.getArgNumber()] |=
-                isa<MemoryEffects::Write>(effect.getEffect());
-          continue;
-        }
-        Operation *definer = value.getDefiningOp();
-        if (definer && kernel->isAncestor(definer) &&
-            hasSingleEffect<MemoryEffects::Allocate>(definer, value))
-          continue;
-        result.everything = true;
-      }
-    });
-    for (auto [index, writes] : argWrites)
-      result.values.push_back({kernel.getArgument(index), writes});
-    return result;
-  }
-
-  /// The memory GPU op `op` accesses.
-  Accesses gpuAccesses(Operation *op) {
-    Accesses result;
-    if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op)) {
-      auto [it, inserted] = launchedKernels.try_emplace(launch.getKernel());
-      if (inserted)
-        it->second = symbolTables.lookupNearestSymbolFrom<gpu::GPUFuncOp>(
-            op, launch.getKernel());
-      gpu::GPUFuncOp kernel = it->second;
-      if (!kernel || kernel.isExternal()) {
-        for (Value operand : launch.getKernelOperands())
-          if (isa<BaseMemRefType>(operand.getType()))
-            result.values.push_back({operand, true});
-        return result;
-      }
-      const Accesses &effects = kernelEffects(kernel);
-      result.everything = effects.everything;
-      for (auto [arg, writes] : effects.values) {
-        unsigned index = cast<BlockArgument>(arg).getArgNumber();
-        if (index < launch.getNumKernelOperands())
-          result.values.push_back({launch.getKernelOperand(index), writes});
-      }
-      return result;
-    }
-    if (auto memcpy = dyn_cast<gpu::MemcpyOp>(op)) {
-      result.values = {{memcpy.getDst(), true}, {memcpy.getSrc(), false}};
-      return result;
-    }
-    if (isa<gpu::WaitOp>(op))
-      return result;
-    // gpu.memset, gpu.alloc, gpu.dealloc, and conservatively any other async
-    // op: it writes every memref it has.
-    for (Value value : llvm::concat<Value>(op->getOperands(), op->getResults()))
-      if (isa<BaseMemRefType>(value.getType()))
-        result.values.push_back({value, true});
-    return result;
-  }
-
-  /// The buffers seen so far that may alias `buffer`, itself included.
-  /// Alias analysis is asked once per pair of buffers.
-  ArrayRef<Value> aliasingBuffers(Value buffer) {
-    auto [it, inserted] = mayAlias.try_emplace(buffer);
-    if (inserted) {
-      it->second.push_back(buffer);
-      for (Value known : seenBuffers) {
-        if (aliasAnalysis.alias(known, buffer).isNo())
-          continue;
-        it->second.push_back(known);
-        mayAlias[known].push_back(buffer);
-      }
-      seenBuffers.push_back(buffer);
-      // `mayAlias` may have grown: look the entry up again.
-      return mayAlias[buffer];
-    }
-    return it->second;
-  }
-
-  /// The tokens of the pending GPU ops that conflict with `accesses`. The
-  /// results of `op` (a fresh allocation) conflict with nothing earlier.
-  llvm::SmallSetVector<Value, 8> conflictingTokens(const Accesses &accesses,
-                                                   Operation *op = nullptr) {
-    llvm::SmallSetVector<Value, 8> tokens;
-    if (accesses.everything) {
-      for (Value token : openChains())
-        tokens.insert(token);
-      return tokens;
-    }
-    if (barrier)
-      tokens.insert(barrier);
-    for (auto [value, writes] : accesses.values) {
-      if (op && value.getDefiningOp() == op)
-        continue;
-      for (Value buffer : aliasingBuffers(getBuffer(value))) {
-        auto it = buffers.find(buffer);
-        if (it == buffers.end())
-          continue;
-        BufferState &state = it->second;
-        if (state.lastWrite)
-          tokens.insert(state.lastWrite);
-        if (writes)
-          tokens.insert(state.reads.begin(), state.reads.end());
-      }
-    }
-    return tokens;
-  }
-
-  /// Records that the GPU op producing `token` made `accesses`.
-  void recordAccesses(Value token, const Accesses &accesses) {
-    if (accesses.everything) {
-      // Everything before is ordered before it, everything after will be
-      // ordered after it.
-      buffers.clear();
-      barrier = token;
-      return;
-    }
-    for (auto [value, writes] : accesses.values) {
-      Value buffer = getBuffer(value);
-      BufferState &state = buffers[buffer];
-      if (writes) {
-        state.lastWrite = token;
-        state.reads.clear();
-      } else {
-        state.reads.push_back(token);
-      }
-    }
-  }
-
-  /// Waits on the host for `tokens` (which then no longer need a wait).
-  void hostWait(Location loc, ArrayRef<Value> tokens) {
-    SmallVector<Value> waited;
-    for (Value token : tokens)
-      if (!completed.contains(token))
-        waited.push_back(token);
-    if (waited.empty())
-      return;
-    createWaitOp(loc, Type(), waited);
-    for (Value token : waited) {
-      completed.insert(token);
-      open.erase(token);
-    }
-  }
-
-  /// The open chains, oldest first.
-  SmallVector<Value> openChains() const {
-    SmallVector<std::pair<unsigned, Value>> chains;
-    chains.reserve(open.size());
-    for (auto [token, order] : open)
-      chains.push_back({order, token});
-    llvm::sort(chains, llvm::less_first());
-    return llvm::map_to_vector(chains, [](auto chain) { return chain.second; });
-  }
-
-  /// The oldest open chain.
-  Value oldestOpenChain() const {
-    auto oldest = llvm::min_element(
-        open, [](auto lhs, auto rhs) { return lhs.second < rhs.second; });
-    return oldest == open.end() ? Value() : oldest->first;
-  }
-
-  void openChain(Value token) { open.try_emplace(token, numChains++); }
-
-  /// Forgets the state of the block (after a wait for everything).
-  void resetDependenceState() {
-    buffers.clear();
-    open.clear();
-    completed.clear();
-    barrier = Value();
-  }
-
-  LogicalResult visitByDependences(Operation *op) {
-    if (isa<gpu::LaunchOp>(op))
-      return op->emitOpError("replace with gpu.launch_func first");
-    builder.setInsertionPoint(op);
-    if (auto waitOp = dyn_cast<gpu::WaitOp>(op)) {
-      // A user's wait joins everything pending.
-      for (Value token : openChains())
-        waitOp.addAsyncDependency(token);
-      if (!waitOp.getAsyncToken()) {
-        resetDependenceState();
-        return success();
-      }
-      open.clear();
-      openChain(waitOp.getAsyncToken());
-      return success();
-    }
-    if (auto asyncOp = getAsyncOp(op)) {
-      OperandRange existing = asyncOp.getAsyncDependencies();
-      bool hadDependencies = !existing.empty();
-      Accesses accesses = gpuAccesses(op);
-      llvm::SmallSetVector<Value, 8> conflicts =
-          conflictingTokens(accesses, op);
-      // A dependency that another one has as a direct dependency is implied.
-      SmallVector<Value, 8> implied;
-      if (conflicts.size() > 1)
-        for (Value token : conflicts)
-          if (auto producer = token.getDefiningOp<gpu::AsyncOpInterface>())
-            llvm::append_range(implied, producer.getAsyncDependencies());
-      SmallVector<Value> deps;
-      for (Value token : conflicts)
-        if (!completed.contains(token) && !llvm::is_contained(implied, token) &&
-            !llvm::is_contained(existing, token))
-          deps.push_back(token);
-      // Independent work starts a new stream, unless `maxStreams` chains are
-      // open already: it then continues the oldest one.
-      if (deps.empty() && !hadDependencies && maxStreams != 0 &&
-          open.size() >= maxStreams)
-        deps.push_back(oldestOpenChain());
-      // Accesses to results of `op` name the results of the async clone.
-      SmallVector<std::pair<unsigned, unsigned>> resultAccesses;
-      for (auto [index, access] : llvm::enumerate(accesses.values))
-        if (auto result = dyn_cast<OpResult>(access.first);
-            result && result.getOwner() == op)
-          resultAccesses.push_back({index, result.getResultNumber()});
-      auto newOp = cast<gpu::AsyncOpInterface>(makeAsync(asyncOp, deps));
-      for (auto [index, number] : resultAccesses)
-        accesses.values[index].first = newOp->getResult(number);
-      Value token = newOp.getAsyncToken();
-      for (Value dep : newOp.getAsyncDependencies())
-        open.erase(dep);
-      openChain(token);
-      recordAccesses(token, accesses);
-      return success();
-    }
-    if (open.empty())
-      return success();
-    if (isTerminator(op)) {
-      hostWait(op->getLoc(), openChains());
-      resetDependenceState();
-      return success();
-    }
-    if (isMemoryEffectFree(op))
-      return success();
-    Accesses accesses = hostAccesses(op);
-    if (accesses.everything) {
-      hostWait(op->getLoc(), openChains());
-      resetDependenceState();
-      return success();
-    }
-    hostWait(op->getLoc(), conflictingTokens(accesses).getArrayRef());
     return success();
   }
 
   // Returns whether host op `op` may access memory that GPU work since the
   // last host synchronization uses. Pure ops and fresh allocations do not;
   // other effects on a value do if the value may alias a memref operand or
-  // result of that GPU work (MLIR's alias analysis); effects on no particular
-  // value, and ops whose effects are unknown, may.
+  // result of that GPU work; effects on no particular value, and ops whose
+  // effects are unknown, may.
   bool mayTouchInFlightMemory(Operation *op) {
     if (isMemoryEffectFree(op))
       return false;
-    Accesses accesses = hostAccesses(op);
-    if (accesses.everything)
+    Accesses hostAccesses = accesses.getHostAccesses(op);
+    if (hostAccesses.everything)
       return true;
-    return llvm::any_of(accesses.values, [&](auto access) {
+    return llvm::any_of(hostAccesses.values, [&](auto access) {
       return llvm::any_of(inFlight, [&](Value gpuValue) {
-        return !aliasAnalysis.alias(access.first, gpuValue).isNo();
+        return accesses.mayAlias(access.first, gpuValue);
       });
     });
   }
 
   // Replaces asyncOp with a clone that returns a token.
-  LogicalResult rewriteAsyncOp(gpu::AsyncOpInterface asyncOp) {
-    auto *op = asyncOp.getOperation();
+  void rewriteAsyncOp(gpu::AsyncOpInterface asyncOp) {
+    Operation *op = asyncOp.getOperation();
     auto tokenType = builder.getType<gpu::AsyncTokenType>();
 
     // If there is no current token, insert a `gpu.wait async` without
@@ -494,85 +578,19 @@ private:
     // depends on what it should, and no earlier GPU work of this block is
     // pending.
     if (!currentToken && asyncOp.getAsyncDependencies().empty())
-      currentToken = createWaitOp(op->getLoc(), tokenType, {});
+      currentToken = createWaitOp(builder, op->getLoc(), tokenType, {});
     SmallVector<Value, 1> deps;
     if (currentToken &&
         !llvm::is_contained(asyncOp.getAsyncDependencies(), currentToken))
       deps.push_back(currentToken);
 
     currentToken =
-        cast<gpu::AsyncOpInterface>(makeAsync(asyncOp, deps)).getAsyncToken();
-    return success();
-  }
-
-  // Adds `deps` to the front of the async dependencies of `asyncOp`. Returns
-  // `asyncOp` if it returns a token already; otherwise replaces it with a
-  // clone that returns a token in addition to the other results, and returns
-  // the clone.
-  Operation *makeAsync(gpu::AsyncOpInterface asyncOp, ValueRange deps) {
-    auto *op = asyncOp.getOperation();
-    if (asyncOp.getAsyncToken()) {
-      gpu::addAsyncDependencies(op, deps);
-      return op;
-    }
-    auto tokenType = builder.getType<gpu::AsyncTokenType>();
-
-    // Clone the op to return a token in addition to the other results. The
-    // clone gets the dependencies as it is created (inserting them later
-    // would move every other operand).
-    SmallVector<Type, 1> resultTypes;
-    resultTypes.reserve(1 + op->getNumResults());
-    copy(op->getResultTypes(), std::back_inserter(resultTypes));
-    resultTypes.push_back(tokenType);
-    SmallVector<Value> operands(deps);
-    llvm::append_range(operands, op->getOperands());
-    auto *newOp = Operation::create(
-        op->getLoc(), op->getName(), resultTypes, operands,
-        op->getDiscardableAttrDictionary(), op->getPropertiesStorage(),
-        op->getSuccessors(), op->getNumRegions());
-    if (!deps.empty())
-      addToAsyncDependencySegment(newOp, deps.size());
-
-    // Clone regions into new op.
-    IRMapping mapping;
-    for (auto pair : llvm::zip_first(op->getRegions(), newOp->getRegions()))
-      std::get<0>(pair).cloneInto(&std::get<1>(pair), mapping);
-
-    // Replace the op with the async clone.
-    auto results = newOp->getResults();
-    builder.insert(newOp);
-    op->replaceAllUsesWith(results.drop_back());
-    op->erase();
-    return newOp;
-  }
-
-  Value createWaitOp(Location loc, Type resultType, ValueRange operands) {
-    return gpu::WaitOp::create(builder, loc, resultType, operands)
-        .getAsyncToken();
+        cast<gpu::AsyncOpInterface>(makeAsync(builder, asyncOp, deps))
+            .getAsyncToken();
   }
 
   OpBuilder builder;
-  AliasAnalysis &aliasAnalysis;
-  // 1: one chain of GPU work per block; 0: unbounded; N: at most N chains.
-  unsigned maxStreams;
-
-  // Dependence mode: per buffer, the GPU ops that accessed it since the
-  // host last waited; the tokens no other GPU op depends on (the open
-  // chains, oldest first); the tokens the host waited for; the last op that
-  // accessed everything; the accesses of each kernel.
-  DenseMap<Value, BufferState> buffers;
-  // The buffers seen in the function, and which of them may alias.
-  SmallVector<Value> seenBuffers;
-  DenseMap<Value, SmallVector<Value>> mayAlias;
-  // The open chains: their last token, and the order in which they were
-  // opened.
-  DenseMap<Value, unsigned> open;
-  unsigned numChains = 0;
-  DenseSet<Value> completed;
-  Value barrier;
-  DenseMap<Operation *, Accesses> kernelCache;
-  SymbolTableCollection symbolTables;
-  DenseMap<SymbolRefAttr, gpu::GPUFuncOp> launchedKernels;
+  GpuAccessAnalysis &accesses;
 
   // The memref operands and results of the GPU ops since the last host
   // synchronization.
@@ -584,6 +602,596 @@ private:
   // produces the new one.
   Value currentToken = {};
 };
+
+//===----------------------------------------------------------------------===//
+// Dependence mode (max-streams != 1): analysis.
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// A token the schedule refers to: the token of a GPU op, the token that a
+/// region op (scf.for, scf.if, scf.index_switch) gets as a result for the GPU
+/// work of its regions, or the token an scf.for gets as an iter_arg for the
+/// GPU work of the previous iterations. The ops are those of the IR before
+/// the rewrite.
+enum class TokenKind : unsigned { Op, Result, Carried };
+using TokenNode = llvm::PointerIntPair<Operation *, 2, TokenKind>;
+
+/// One step of the rewrite, in program order.
+struct ScheduleStep {
+  enum class Kind {
+    /// Make GPU op `op` async (or add to the dependencies of an async one),
+    /// depending on `tokens`.
+    MakeAsync,
+    /// Wait on the host for `tokens`, before `op` (at the end of `block` if
+    /// `op` is null).
+    HostWait,
+    /// Give scf.for `op` a token iter_arg, initialized with the join of
+    /// `tokens`.
+    CarryIntoLoop,
+    /// Yield the join of `tokens` from region `region` of `op` (for a loop
+    /// with no tokens, the iter_arg).
+    Yield,
+    /// Give `op` (scf.if, scf.index_switch) a token result, the value its
+    /// regions yield; for a loop, only record its token result.
+    AddResult,
+  };
+  Kind kind;
+  Operation *op;
+  Block *block = nullptr;
+  unsigned region = 0;
+  SmallVector<TokenNode> tokens;
+};
+
+/// Per buffer, the GPU work that may have written it last and that read it
+/// since, that the host has not waited for.
+struct BufferState {
+  SmallVector<TokenNode, 1> writes;
+  SmallVector<TokenNode> reads;
+};
+
+/// The GPU work pending at a point of the program, from the host's view.
+struct PendingWork {
+  DenseMap<Value, BufferState> buffers;
+  /// Work that accessed everything.
+  SmallVector<TokenNode, 1> barriers;
+  /// Tokens no later GPU op depends on (the open chains), with the order in
+  /// which they were opened.
+  DenseMap<TokenNode, unsigned> open;
+  /// Tokens the host has waited for.
+  DenseSet<TokenNode> completed;
+};
+
+/// Computes, without changing the IR, which GPU work each GPU op of a function
+/// must wait for (the earlier GPU work whose accesses conflict with its own:
+/// read after write, write after read or write), where the host must wait for
+/// GPU work (before a host op that may touch memory it uses, and at the end of
+/// a block whose work cannot be passed on), and which region ops pass tokens
+/// out of their regions:
+///  - scf.if and scf.index_switch get a token result, the join of the work
+///    each region leaves pending;
+///  - scf.for gets a token iter_arg standing for the work of the previous
+///    iterations (conflicting with what its body accesses) and a token result;
+///  - other region ops see the pending work of the enclosing block; the host
+///    waits for the work of their blocks at each block's end.
+/// GPU work pending at the entry of a region can be depended on directly inside
+/// it: its tokens dominate the region.
+class AsyncDependenceAnalysis {
+public:
+  AsyncDependenceAnalysis(GpuAccessAnalysis &accesses, unsigned maxStreams)
+      : accesses(accesses), maxStreams(maxStreams) {}
+
+  /// Schedules the blocks of `region`, a function body. Fails (with a
+  /// diagnostic) on a gpu.launch.
+  LogicalResult scheduleFunctionBody(Region &region);
+
+  ArrayRef<ScheduleStep> getSchedule() const { return schedule; }
+
+private:
+  LogicalResult scheduleBlock(Block &block, PendingWork &pending);
+  LogicalResult scheduleOp(Operation *op, PendingWork &pending);
+  void scheduleGpuOp(gpu::AsyncOpInterface op, PendingWork &pending);
+  void scheduleUserWait(gpu::WaitOp wait, PendingWork &pending);
+  void scheduleHostOp(Operation *op, const Accesses &hostAccesses,
+                      PendingWork &pending);
+  LogicalResult scheduleLoop(scf::ForOp loop, PendingWork &pending);
+  LogicalResult scheduleBranches(Operation *op, PendingWork &pending);
+  LogicalResult scheduleNested(Operation *op, PendingWork &pending);
+
+  /// The tokens of `pending` whose accesses conflict with `opAccesses`, except
+  /// for accesses to results of `op` (fresh allocations).
+  SmallVector<TokenNode> getConflicts(const PendingWork &pending,
+                                      const Accesses &opAccesses,
+                                      Operation *op = nullptr);
+  /// Records that the work of `token` made `opAccesses`. With `merge`, the
+  /// work pending on the same buffers before stays pending (it is not known to
+  /// be ordered before `token`).
+  void record(PendingWork &pending, TokenNode token, const Accesses &opAccesses,
+              bool merge);
+  /// Waits on the host for `tokens`, before `op` or at the end of `block`.
+  void hostWait(PendingWork &pending, ArrayRef<TokenNode> tokens, Operation *op,
+                Block *block = nullptr);
+  /// Waits on the host for all pending work and forgets it.
+  void hostWaitAll(PendingWork &pending, Operation *op);
+  /// The open tokens of `pending`, oldest first; only those defined in
+  /// `block` if it is not null.
+  SmallVector<TokenNode> getOpenTokens(const PendingWork &pending,
+                                       Block *block = nullptr) const;
+  void open(PendingWork &pending, TokenNode token);
+  /// Drops the tokens that another one depends on directly.
+  void dropImplied(SmallVectorImpl<TokenNode> &tokens) const;
+
+  GpuAccessAnalysis &accesses;
+  unsigned maxStreams;
+  SmallVector<ScheduleStep> schedule;
+  /// The tokens each scheduled token depends on directly.
+  DenseMap<TokenNode, SmallVector<TokenNode>> dependencies;
+  unsigned numOpened = 0;
+};
+} // namespace
+
+static TokenNode opToken(Operation *op) { return {op, TokenKind::Op}; }
+
+/// The block in which `token` is defined.
+static Block *getDefiningBlock(TokenNode token) {
+  if (token.getInt() == TokenKind::Carried)
+    return &cast<scf::ForOp>(token.getPointer()).getRegion().front();
+  return token.getPointer()->getBlock();
+}
+
+/// The value of `token` in the IR before the rewrite: the token of an op that
+/// is async already, or null.
+static Value getExistingValue(TokenNode token) {
+  if (token.getInt() != TokenKind::Op)
+    return {};
+  return cast<gpu::AsyncOpInterface>(token.getPointer()).getAsyncToken();
+}
+
+SmallVector<TokenNode> AsyncDependenceAnalysis::getConflicts(
+    const PendingWork &pending, const Accesses &opAccesses, Operation *op) {
+  if (opAccesses.everything)
+    return getOpenTokens(pending);
+  llvm::SmallSetVector<TokenNode, 8> tokens;
+  tokens.insert(pending.barriers.begin(), pending.barriers.end());
+  for (auto [value, writes] : opAccesses.values) {
+    if (op && value.getDefiningOp() == op)
+      continue;
+    for (Value buffer :
+         accesses.getAliasingBuffers(GpuAccessAnalysis::getBuffer(value))) {
+      auto it = pending.buffers.find(buffer);
+      if (it == pending.buffers.end())
+        continue;
+      tokens.insert(it->second.writes.begin(), it->second.writes.end());
+      if (writes)
+        tokens.insert(it->second.reads.begin(), it->second.reads.end());
+    }
+  }
+  return llvm::to_vector(llvm::make_filter_range(tokens, [&](TokenNode token) {
+    return !pending.completed.contains(token);
+  }));
+}
+
+void AsyncDependenceAnalysis::record(PendingWork &pending, TokenNode token,
+                                     const Accesses &opAccesses, bool merge) {
+  if (opAccesses.everything) {
+    // Unless merged, everything before is ordered before `token`.
+    if (!merge) {
+      pending.buffers.clear();
+      pending.barriers.clear();
+    }
+    pending.barriers.push_back(token);
+    return;
+  }
+  for (auto [value, writes] : opAccesses.values) {
+    BufferState &state = pending.buffers[GpuAccessAnalysis::getBuffer(value)];
+    if (!writes) {
+      state.reads.push_back(token);
+    } else if (merge) {
+      state.writes.push_back(token);
+    } else {
+      state.writes.assign(1, token);
+      state.reads.clear();
+    }
+  }
+}
+
+SmallVector<TokenNode>
+AsyncDependenceAnalysis::getOpenTokens(const PendingWork &pending,
+                                       Block *block) const {
+  SmallVector<std::pair<unsigned, TokenNode>> tokens;
+  for (auto [token, order] : pending.open)
+    if (!block || getDefiningBlock(token) == block)
+      tokens.push_back({order, token});
+  llvm::sort(tokens, llvm::less_first());
+  return llvm::to_vector(llvm::make_second_range(tokens));
+}
+
+void AsyncDependenceAnalysis::open(PendingWork &pending, TokenNode token) {
+  pending.open.try_emplace(token, numOpened++);
+}
+
+void AsyncDependenceAnalysis::dropImplied(
+    SmallVectorImpl<TokenNode> &tokens) const {
+  if (tokens.size() < 2)
+    return;
+  DenseSet<TokenNode> implied;
+  for (TokenNode token : tokens)
+    if (auto it = dependencies.find(token); it != dependencies.end())
+      implied.insert(it->second.begin(), it->second.end());
+  llvm::erase_if(tokens,
+                 [&](TokenNode token) { return implied.contains(token); });
+}
+
+void AsyncDependenceAnalysis::hostWait(PendingWork &pending,
+                                       ArrayRef<TokenNode> tokens,
+                                       Operation *op, Block *block) {
+  SmallVector<TokenNode> waited;
+  for (TokenNode token : tokens)
+    if (pending.completed.insert(token).second)
+      waited.push_back(token);
+  if (waited.empty())
+    return;
+  for (TokenNode token : waited)
+    pending.open.erase(token);
+  LDBG() << "host waits for " << waited.size() << " token(s) before "
+         << (op ? OpWithFlags(op, OpPrintingFlags().skipRegions())
+                : OpWithFlags(block->getParentOp(),
+                              OpPrintingFlags().skipRegions()));
+  schedule.push_back(
+      {ScheduleStep::Kind::HostWait, op, block, 0, std::move(waited)});
+}
+
+void AsyncDependenceAnalysis::hostWaitAll(PendingWork &pending, Operation *op) {
+  hostWait(pending, getOpenTokens(pending), op);
+  pending.buffers.clear();
+  pending.barriers.clear();
+  pending.open.clear();
+}
+
+void AsyncDependenceAnalysis::scheduleGpuOp(gpu::AsyncOpInterface asyncOp,
+                                            PendingWork &pending) {
+  Operation *op = asyncOp.getOperation();
+  TokenNode token = opToken(op);
+  OperandRange existing = asyncOp.getAsyncDependencies();
+  Accesses opAccesses = accesses.getGpuAccesses(op);
+  SmallVector<TokenNode> deps = getConflicts(pending, opAccesses, op);
+  dropImplied(deps);
+  llvm::erase_if(deps, [&](TokenNode dep) {
+    Value value = getExistingValue(dep);
+    return value && llvm::is_contained(existing, value);
+  });
+  // Independent work starts a new stream, unless `maxStreams` chains are
+  // open already: it then continues the oldest one.
+  if (deps.empty() && existing.empty() && maxStreams != 0 &&
+      pending.open.size() >= maxStreams)
+    deps.push_back(getOpenTokens(pending).front());
+  LDBG() << "GPU op " << OpWithFlags(op, OpPrintingFlags().skipRegions())
+         << " depends on " << deps.size() << " token(s)";
+
+  for (TokenNode dep : deps)
+    pending.open.erase(dep);
+  for (Value value : existing)
+    if (Operation *definer = value.getDefiningOp())
+      pending.open.erase(opToken(definer));
+  dependencies[token].assign(deps.begin(), deps.end());
+  schedule.push_back({ScheduleStep::Kind::MakeAsync, op, nullptr, 0, deps});
+  open(pending, token);
+  record(pending, token, opAccesses, /*merge=*/false);
+}
+
+void AsyncDependenceAnalysis::scheduleUserWait(gpu::WaitOp wait,
+                                               PendingWork &pending) {
+  // A user's wait waits for everything pending.
+  SmallVector<TokenNode> deps = getOpenTokens(pending);
+  llvm::erase_if(deps, [&](TokenNode dep) {
+    Value value = getExistingValue(dep);
+    return value && llvm::is_contained(wait.getAsyncDependencies(), value);
+  });
+  schedule.push_back({ScheduleStep::Kind::MakeAsync, wait, nullptr, 0,
+                      SmallVector<TokenNode>(deps)});
+  if (!wait.getAsyncToken()) {
+    for (auto [token, order] : pending.open)
+      pending.completed.insert(token);
+    pending.buffers.clear();
+    pending.barriers.clear();
+    pending.open.clear();
+    return;
+  }
+  TokenNode token = opToken(wait);
+  dependencies[token] = getOpenTokens(pending);
+  pending.open.clear();
+  open(pending, token);
+}
+
+void AsyncDependenceAnalysis::scheduleHostOp(Operation *op,
+                                             const Accesses &hostAccesses,
+                                             PendingWork &pending) {
+  if (hostAccesses.everything)
+    hostWaitAll(pending, op);
+  else
+    hostWait(pending, getConflicts(pending, hostAccesses), op);
+}
+
+LogicalResult AsyncDependenceAnalysis::scheduleLoop(scf::ForOp loop,
+                                                    PendingWork &pending) {
+  // The iter_arg stands for the work of the previous iterations, which
+  // accessed what the body accesses; before the first iteration, for the
+  // pending work that conflicts with the body.
+  Accesses bodyAccesses = accesses.getNestedGpuAccesses(loop);
+  SmallVector<TokenNode> init = getConflicts(pending, bodyAccesses);
+  dropImplied(init);
+  LDBG() << "scf.for carries a token, initialized with " << init.size()
+         << " token(s)";
+  schedule.push_back({ScheduleStep::Kind::CarryIntoLoop, loop, nullptr, 0,
+                      SmallVector<TokenNode>(init)});
+  TokenNode carried(loop, TokenKind::Carried);
+  TokenNode result(loop, TokenKind::Result);
+  dependencies[carried].assign(init.begin(), init.end());
+  dependencies[result].assign(init.begin(), init.end());
+
+  Block &body = loop.getRegion().front();
+  PendingWork inner = pending;
+  for (TokenNode token : init)
+    inner.open.erase(token);
+  open(inner, carried);
+  record(inner, carried, bodyAccesses, /*merge=*/true);
+  if (failed(scheduleBlock(body, inner)))
+    return failure();
+  schedule.push_back({ScheduleStep::Kind::Yield, loop, nullptr, 0,
+                      SmallVector<TokenNode>(getOpenTokens(inner, &body))});
+  schedule.push_back({ScheduleStep::Kind::AddResult, loop, nullptr, 0, {}});
+
+  for (TokenNode token : init)
+    pending.open.erase(token);
+  open(pending, result);
+  record(pending, result, bodyAccesses, /*merge=*/true);
+  return success();
+}
+
+LogicalResult AsyncDependenceAnalysis::scheduleBranches(Operation *op,
+                                                        PendingWork &pending) {
+  // Each region starts with the work pending before `op` and yields the join
+  // of the work it leaves pending.
+  SmallVector<SmallVector<TokenNode>> yields;
+  for (Region &region : op->getRegions()) {
+    yields.emplace_back();
+    if (region.empty())
+      continue;
+    Block &block = region.front();
+    PendingWork inner = pending;
+    if (failed(scheduleBlock(block, inner)))
+      return failure();
+    yields.back() = getOpenTokens(inner, &block);
+  }
+  if (llvm::all_of(yields, [](auto &tokens) { return tokens.empty(); }))
+    return success();
+  LDBG() << "region op " << OpWithFlags(op, OpPrintingFlags().skipRegions())
+         << " gets a token result";
+  for (auto [index, tokens] : llvm::enumerate(yields))
+    if (!op->getRegion(index).empty())
+      schedule.push_back({ScheduleStep::Kind::Yield, op, nullptr,
+                          static_cast<unsigned>(index),
+                          SmallVector<TokenNode>(tokens)});
+  schedule.push_back({ScheduleStep::Kind::AddResult, op, nullptr, 0, {}});
+  TokenNode result(op, TokenKind::Result);
+  open(pending, result);
+  record(pending, result, accesses.getNestedGpuAccesses(op), /*merge=*/true);
+  return success();
+}
+
+LogicalResult AsyncDependenceAnalysis::scheduleNested(Operation *op,
+                                                      PendingWork &pending) {
+  // What the op itself accesses, apart from its regions.
+  Accesses own = accesses.getOwnHostAccesses(op);
+  if (own.everything || !own.values.empty())
+    scheduleHostOp(op, own, pending);
+  // Regions of ops isolated from above cannot use the tokens outside.
+  bool isolated = op->hasTrait<OpTrait::IsIsolatedFromAbove>();
+  for (Region &region : op->getRegions()) {
+    for (Block &block : region) {
+      PendingWork inner = isolated ? PendingWork() : pending;
+      if (failed(scheduleBlock(block, inner)))
+        return failure();
+      // The work of the block cannot be passed on: the host waits for it.
+      Operation *terminator = !block.empty() && isTerminator(&block.back())
+                                  ? &block.back()
+                                  : nullptr;
+      hostWait(inner, getOpenTokens(inner, &block), terminator, &block);
+    }
+  }
+  return success();
+}
+
+LogicalResult AsyncDependenceAnalysis::scheduleOp(Operation *op,
+                                                  PendingWork &pending) {
+  if (isa<gpu::LaunchOp>(op))
+    return op->emitOpError("replace with gpu.launch_func first");
+  if (auto wait = dyn_cast<gpu::WaitOp>(op)) {
+    scheduleUserWait(wait, pending);
+    return success();
+  }
+  if (auto asyncOp = getAsyncOp(op)) {
+    scheduleGpuOp(asyncOp, pending);
+    return success();
+  }
+  if (op->getNumRegions() != 0) {
+    if (isMemoryEffectFree(op))
+      return success();
+    if (auto loop = dyn_cast<scf::ForOp>(op); loop && holdsCarriedGpuWork(op))
+      return scheduleLoop(loop, pending);
+    if (isa<scf::IfOp, scf::IndexSwitchOp>(op) && holdsCarriedGpuWork(op))
+      return scheduleBranches(op, pending);
+    return scheduleNested(op, pending);
+  }
+  if (!isMemoryEffectFree(op))
+    scheduleHostOp(op, accesses.getHostAccesses(op), pending);
+  return success();
+}
+
+LogicalResult AsyncDependenceAnalysis::scheduleBlock(Block &block,
+                                                     PendingWork &pending) {
+  for (Operation &op : block) {
+    if (&op == &block.back() && isTerminator(&op))
+      break;
+    if (failed(scheduleOp(&op, pending)))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult AsyncDependenceAnalysis::scheduleFunctionBody(Region &region) {
+  for (Block &block : region) {
+    PendingWork pending;
+    if (failed(scheduleBlock(block, pending)))
+      return failure();
+    Operation *terminator =
+        !block.empty() && isTerminator(&block.back()) ? &block.back() : nullptr;
+    hostWait(pending, getOpenTokens(pending), terminator, &block);
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Dependence mode: rewrite.
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Applies a schedule of AsyncDependenceAnalysis, step by step in program
+/// order, so that each token exists when it is used.
+class AsyncScheduleRewriter {
+public:
+  explicit AsyncScheduleRewriter(MLIRContext *context) : rewriter(context) {}
+
+  LogicalResult apply(ArrayRef<ScheduleStep> schedule);
+
+private:
+  /// The values of `tokens`, joined by a `gpu.wait async` before the current
+  /// insertion point if there are several (or none).
+  Value join(Location loc, ArrayRef<TokenNode> tokens);
+  SmallVector<Value> getValues(ArrayRef<TokenNode> tokens) const;
+  /// The op that replaced `op` (a region op), or `op`.
+  Operation *getCurrent(Operation *op) const {
+    Operation *replacement = replacements.lookup(op);
+    return replacement ? replacement : op;
+  }
+  void addResult(Operation *op);
+
+  IRRewriter rewriter;
+  DenseMap<TokenNode, Value> values;
+  DenseMap<Operation *, Operation *> replacements;
+};
+} // namespace
+
+SmallVector<Value>
+AsyncScheduleRewriter::getValues(ArrayRef<TokenNode> tokens) const {
+  return llvm::map_to_vector(tokens, [&](TokenNode token) {
+    Value value = values.lookup(token);
+    assert(value && "token used before it was created");
+    return value;
+  });
+}
+
+Value AsyncScheduleRewriter::join(Location loc, ArrayRef<TokenNode> tokens) {
+  if (tokens.size() == 1)
+    return values.lookup(tokens.front());
+  return createWaitOp(rewriter, loc, rewriter.getType<gpu::AsyncTokenType>(),
+                      getValues(tokens));
+}
+
+void AsyncScheduleRewriter::addResult(Operation *op) {
+  // Create the op anew with a token result, taking the regions along.
+  SmallVector<Type> resultTypes(op->getResultTypes());
+  resultTypes.push_back(rewriter.getType<gpu::AsyncTokenType>());
+  Operation *newOp = Operation::create(
+      op->getLoc(), op->getName(), resultTypes, op->getOperands(),
+      op->getDiscardableAttrDictionary(), op->getPropertiesStorage(),
+      op->getSuccessors(), op->getNumRegions());
+  rewriter.setInsertionPoint(op);
+  rewriter.insert(newOp);
+  for (auto [from, to] : llvm::zip_equal(op->getRegions(), newOp->getRegions()))
+    to.takeBody(from);
+  // A missing `else` yields a token of no work.
+  for (Region &region : newOp->getRegions()) {
+    if (!region.empty())
+      continue;
+    rewriter.setInsertionPointToStart(rewriter.createBlock(&region));
+    Value token = createWaitOp(rewriter, op->getLoc(),
+                               rewriter.getType<gpu::AsyncTokenType>(), {});
+    scf::YieldOp::create(rewriter, op->getLoc(), token);
+  }
+  rewriter.replaceOp(op, newOp->getResults().drop_back());
+  replacements[op] = newOp;
+  values[TokenNode(op, TokenKind::Result)] = newOp->getResults().back();
+}
+
+LogicalResult AsyncScheduleRewriter::apply(ArrayRef<ScheduleStep> schedule) {
+  for (const ScheduleStep &step : schedule) {
+    switch (step.kind) {
+    case ScheduleStep::Kind::MakeAsync: {
+      if (auto wait = dyn_cast<gpu::WaitOp>(step.op)) {
+        // A user's wait stays as it is, with more dependencies.
+        gpu::addAsyncDependencies(wait, getValues(step.tokens));
+        values[opToken(wait)] = wait.getAsyncToken();
+        break;
+      }
+      auto asyncOp = cast<gpu::AsyncOpInterface>(step.op);
+      Operation *newOp = makeAsync(rewriter, asyncOp, getValues(step.tokens));
+      values[opToken(step.op)] =
+          cast<gpu::AsyncOpInterface>(newOp).getAsyncToken();
+      break;
+    }
+    case ScheduleStep::Kind::HostWait:
+      if (step.op)
+        rewriter.setInsertionPoint(step.op);
+      else
+        rewriter.setInsertionPointToEnd(step.block);
+      createWaitOp(rewriter,
+                   (step.op ? step.op : step.block->getParentOp())->getLoc(),
+                   Type(), getValues(step.tokens));
+      break;
+    case ScheduleStep::Kind::CarryIntoLoop: {
+      auto loop = cast<scf::ForOp>(step.op);
+      rewriter.setInsertionPoint(loop);
+      Value init = join(loop.getLoc(), step.tokens);
+      FailureOr<LoopLikeOpInterface> newLoop = loop.replaceWithAdditionalYields(
+          rewriter, init, /*replaceInitOperandUsesInLoop=*/false,
+          [](OpBuilder &, Location, ArrayRef<BlockArgument> iterArgs) {
+            // Replaced by the Yield step.
+            return SmallVector<Value>{iterArgs.front()};
+          });
+      if (failed(newLoop))
+        return loop.emitOpError("cannot carry a token through this loop");
+      replacements[loop] = *newLoop;
+      values[TokenNode(loop, TokenKind::Carried)] =
+          newLoop->getRegionIterArgs().back();
+      break;
+    }
+    case ScheduleStep::Kind::Yield: {
+      Operation *op = getCurrent(step.op);
+      Operation *terminator =
+          op->getRegion(step.region).front().getTerminator();
+      rewriter.setInsertionPoint(terminator);
+      if (isa<scf::ForOp>(op)) {
+        if (!step.tokens.empty())
+          terminator->setOperand(terminator->getNumOperands() - 1,
+                                 join(op->getLoc(), step.tokens));
+        break;
+      }
+      terminator->insertOperands(terminator->getNumOperands(),
+                                 join(op->getLoc(), step.tokens));
+      break;
+    }
+    case ScheduleStep::Kind::AddResult:
+      if (auto loop = dyn_cast<scf::ForOp>(getCurrent(step.op))) {
+        values[TokenNode(step.op, TokenKind::Result)] =
+            loop->getResults().back();
+        break;
+      }
+      addResult(step.op);
+      break;
+    }
+  }
+  return success();
+}
 
 /// Erases `executeOp` and returns a clone with additional `results`.
 static async::ExecuteOp addExecuteResults(async::ExecuteOp executeOp,
@@ -780,11 +1388,21 @@ struct GpuAsyncRegionPass::SingleTokenUseCallback {
 // inserts the necessary synchronization (as gpu.wait ops). Assumes sequential
 // execution semantics and that no GPU ops are asynchronous yet.
 void GpuAsyncRegionPass::runOnOperation() {
-  AliasAnalysis &aliasAnalysis = getAnalysis<AliasAnalysis>();
-  if (getOperation()
-          ->walk(ThreadTokenCallback(getContext(), aliasAnalysis, maxStreams))
-          .wasInterrupted())
-    return signalPassFailure();
+  GpuAccessAnalysis accesses(getAnalysis<AliasAnalysis>());
+  if (maxStreams == 1) {
+    if (getOperation()
+            ->walk(ThreadTokenCallback(getContext(), accesses))
+            .wasInterrupted())
+      return signalPassFailure();
+  } else {
+    // Analyse first, then rewrite: the analysis sees the IR unchanged.
+    AsyncDependenceAnalysis analysis(accesses, maxStreams);
+    if (failed(analysis.scheduleFunctionBody(getOperation().getBody())))
+      return signalPassFailure();
+    AsyncScheduleRewriter rewriter(&getContext());
+    if (failed(rewriter.apply(analysis.getSchedule())))
+      return signalPassFailure();
+  }
 
   // Collect gpu.wait ops that we can move out of async.execute regions.
   getOperation().getRegion().walk(DeferWaitCallback());

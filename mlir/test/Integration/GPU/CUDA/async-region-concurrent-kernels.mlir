@@ -38,11 +38,13 @@
 // Why the pass may do that: the kernels communicate through memory the pass
 // cannot see. The counter's address is passed as an i64, not as a memref,
 // and the kernels are compiled to a gpu.binary before -gpu-async-region runs.
-// For a kernel whose body is not in the module, the pass assumes that it
-// accesses exactly its memref operands; these launches have none, so nothing
-// orders them. (Were the gpu.func bodies still there, the atomics on a
-// pointer not derived from a memref argument would make each kernel access
-// everything, and the launches would be ordered: see the BODY lines.)
+// A kernel whose body is not in the module may access any memory, so the
+// pass would order the launches; these launches say otherwise with
+// `gpu.only_memref_operand_accesses` (they access only the memory of their
+// memref operands: none), so nothing orders them. (Were the gpu.func bodies
+// still there, the attribute would not count: the atomics on a pointer not
+// derived from a memref argument make each kernel access everything, and the
+// launches are ordered: see the BODY lines.)
 // Nor can the pass order the memset that clears the counters before the
 // launches, or the copy that brings them back after the kernels: the program
 // does both with a plain (host) `gpu.wait`, as a program whose kernels access
@@ -121,10 +123,10 @@ module attributes {gpu.container_module} {
     %addr = arith.index_cast %addr_index : index to i64
     gpu.launch_func @kernels::@rendezvous
         blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
-        args(%addr : i64)
+        args(%addr : i64) {gpu.only_memref_operand_accesses}
     gpu.launch_func @kernels::@rendezvous
         blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
-        args(%addr : i64)
+        args(%addr : i64) {gpu.only_memref_operand_accesses}
     // Nor is the copy below ordered after the kernels, unless the host waits
     // for them.
     gpu.wait

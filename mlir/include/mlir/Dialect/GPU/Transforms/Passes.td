@@ -73,17 +73,45 @@ def GpuAsyncRegionPass : Pass<"gpu-async-region", "func::FuncOp"> {
     async keep their dependencies.
 
     With `max-streams=1` (the default) the GPU work of a block forms one
-    chain: each op depends on the previous one. With another value each GPU
-    op depends only on the earlier GPU ops of its block whose memory accesses
-    conflict with its own (read after write, write after read, write after
-    write; kernel argument accesses come from the `gpu.func` body when it is
-    in the module; a kernel that is not, e.g. one already compiled to a
-    `gpu.binary`, is assumed to read and write exactly its memref operands;
-    unknown effects conflict with everything), so independent
-    work runs on separate streams, joined where it meets; a host op waits
-    only for the GPU ops whose memory it may touch. `max-streams=0` leaves
-    the number of independent chains unbounded; N > 1 makes new independent
-    work continue the oldest chain once N chains are open.
+    chain: each op depends on the previous one, and the host waits for it at
+    the end of the block.
+
+    With another value each GPU op depends only on the earlier GPU ops whose
+    memory accesses conflict with its own (read after write, write after
+    read, write after write), so independent work runs on separate streams,
+    joined where it meets, and a host op waits only for the GPU ops whose
+    memory it may touch. `max-streams=0` leaves the number of independent
+    chains unbounded; N > 1 makes new independent work continue the oldest
+    chain once N chains are open. Accesses:
+
+    - `gpu.launch_func` of a `gpu.func` in the module: the arguments its body
+      reads and writes (memory effects followed through view-like ops;
+      attributions and allocations are the kernel's own; globals, effects on
+      no particular value and ops with unknown effects make it access
+      everything).
+    - A kernel whose body is not visible (in a `gpu.binary`, an external
+      `gpu.func`, an `llvm.func`) may access any memory, unless the launch or
+      the `gpu.binary`/`gpu.module` holding the kernel has the unit attribute
+      `gpu.only_memref_operand_accesses`: then it reads and writes exactly the
+      memory of its memref operands.
+    - `gpu.memcpy` writes its destination and reads its source; `gpu.memset`,
+      `gpu.alloc` and `gpu.dealloc` write their memref; other GPU ops access
+      everything. A launch on an explicit stream (`asyncObject`) and a
+      host-shared `gpu.alloc` stay synchronous host ops.
+    - Buffers may alias unless alias analysis says they do not, they are
+      distinct function arguments one of which is `llvm.noalias`, or one is
+      allocated in the function and the other is a function argument.
+
+    Across regions: GPU work pending before a region op is depended on
+    directly inside it. `scf.if` and `scf.index_switch` get a token result,
+    the join of what each region leaves pending; `scf.for` gets a token
+    iter_arg for the work of the previous iterations (an op in the body
+    depends on it only if it conflicts with what the body accesses) and a
+    token result. The blocks of
+    other region ops (`scf.while`, `scf.parallel`, `scf.execute_region`,
+    `async.execute`, unstructured control flow) end with a host wait for their
+    own GPU work. A `func.call` and other ops with unknown effects wait for
+    all pending GPU work.
   }];
   let dependentDialects = ["async::AsyncDialect"];
   let options = [Option<"maxStreams", "max-streams", "unsigned",
