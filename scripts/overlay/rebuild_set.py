@@ -6,9 +6,11 @@ Debian ships every MLIR library prebuilt from the pristine 22.1.8 tree. A
 library has to be rebuilt when
   * one of its sources is changed or added by the series, or
   * one of its sources includes, directly or transitively, a header that the
-    series changes: a handwritten header, or a tablegen'd .inc whose content
-    differs from the one Debian compiled against, except when the difference
-    is only whole new top-level blocks (see additive_only).
+    series changes: a handwritten header, except when the series only adds
+    new declarations to it at namespace scope (see added_declarations_only),
+    or a tablegen'd .inc whose content differs from the one Debian compiled
+    against, except when the difference is only whole new top-level blocks
+    (see additive_only).
 Otherwise Debian's archive is used as is. Libraries in --always are rebuilt in
 any case (so that they carry assertions).
 
@@ -72,6 +74,111 @@ def additive_only(theirs, ours):
         return False
     matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
     return all(tag in ("equal", "insert") for tag, *_ in matcher.get_opcodes())
+
+
+COMMENT_OR_STRING = re.compile(
+    r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
+IDENTIFIER = re.compile(r"\b[A-Za-z_]\w*\b")
+# What a declaration at brace depth 0 of inserted text declares: a function
+# (name before its parameter list), a class, struct, enum or alias.
+DECLARED_NAME = re.compile(
+    r"\b(?:class|struct|union|enum(?:\s+class)?|using)\s+([A-Za-z_]\w*)"
+    r"|\b([A-Za-z_]\w*)\s*\(")
+KEYWORDS = {"if", "for", "while", "switch", "return", "sizeof", "decltype",
+            "alignof", "static_assert", "noexcept", "operator"}
+
+
+def strip_comments(text):
+    return COMMENT_OR_STRING.sub(lambda m: " " if m.group(0)[0] == "/" else '""',
+                                 text)
+
+
+def only_namespaces_open(text):
+    """Whether every brace still open at the end of `text` (comments and
+    strings stripped) opens a namespace."""
+    stack, start = [], 0
+    for m in re.finditer(r"[{};]", text):
+        if m.group(0) == "{":
+            stack.append(bool(re.search(r"\bnamespace\b[\w:\s]*$",
+                                        text[start:m.start()])))
+        elif m.group(0) == "}" and stack:
+            stack.pop()
+        start = m.end()
+    return all(stack)
+
+
+def added_declarations_only(theirs, ours, known_identifiers):
+    """Whether handwritten header `ours` is `theirs` with new declarations
+    inserted at namespace scope and nothing else changed: whole lines
+    inserted, outside any class, function or enum body, without preprocessor
+    lines, balanced in braces, each declaring a name that appears nowhere in
+    the pristine headers (`known_identifiers`), so that it cannot be a new
+    overload, specialization or member that changes what code compiled
+    against `theirs` refers to. Such a header need not make its includers
+    rebuild; anything else does."""
+    a, b = theirs.splitlines(True), ours.splitlines(True)
+    matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
+    inserted_any = False
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        if tag != "insert":
+            return False
+        inserted_any = True
+        if not only_namespaces_open(strip_comments("".join(a[:i1]))):
+            return False
+        added = strip_comments("".join(b[j1:j2]))
+        if re.search(r"(?m)^\s*#", added):
+            return False
+        depth, top = 0, []
+        for ch in added:
+            depth += ch == "{"
+            depth -= ch == "}"
+            if depth < 0:
+                return False
+            top.append(ch if depth == 0 or ch == "{" else " ")
+        if depth != 0:
+            return False
+        names = [m.group(1) or m.group(2)
+                 for m in DECLARED_NAME.finditer("".join(top))]
+        names = [n for n in names if n not in KEYWORDS]
+        if not names or any(n in known_identifiers for n in names):
+            return False
+    return inserted_any
+
+
+def pristine_identifiers(src, tag):
+    """Every identifier of the pristine MLIR headers."""
+    names = set()
+    files = run(["git", "-C", src, "ls-tree", "-r", "--name-only", tag,
+                 "--", "mlir/include"]).split()
+    headers = [f for f in files if f.endswith(HEADER_EXTS)]
+    blobs = subprocess.run(
+        ["git", "-C", src, "cat-file", "--batch"], check=True,
+        input="".join(f"{tag}:{f}\n" for f in headers).encode(),
+        stdout=subprocess.PIPE).stdout
+    names.update(m.decode() for m in re.findall(rb"\b[A-Za-z_]\w*\b", blobs))
+    return names
+
+
+def additive_handwritten_headers(src, changed_src):
+    """The changed handwritten headers that only gain new declarations."""
+    tag = run(["git", "-C", src, "describe", "--tags", "--abbrev=0", "HEAD"]).strip()
+    headers = [p for p in changed_src if p.endswith(HEADER_EXTS) and
+               os.path.relpath(p, src).startswith("mlir/include/")]
+    if not headers:
+        return set()
+    known = pristine_identifiers(src, tag)
+    result = set()
+    for path in headers:
+        rel = os.path.relpath(path, src)
+        try:
+            theirs = run(["git", "-C", src, "show", f"{tag}:{rel}"])
+        except subprocess.CalledProcessError:
+            continue  # new header: nothing compiled against it before
+        if added_declarations_only(theirs, open(path).read(), known):
+            result.add(path)
+    return result
 
 
 def changed_generated_files(build, src, prefix, changed_src):
@@ -167,7 +274,11 @@ def main():
                       1 if d == os.path.join(src, "mlir", "include") else 2)
 
     changed_src = changed_source_files(src)
-    changed = set(changed_src) | changed_generated_files(build, src, args.prefix, changed_src)
+    additive = additive_handwritten_headers(src, changed_src)
+    for path in sorted(additive):
+        print(f"additive (includers not rebuilt): {os.path.relpath(path, src)}")
+    changed = (set(changed_src) - additive) | changed_generated_files(
+        build, src, args.prefix, changed_src)
 
     # Include graph over the MLIR sources, built on demand.
     edges = {}
