@@ -1,0 +1,577 @@
+"""An interpreter for the programs of scripts/async-region-oracle.py.
+
+It executes one function of a module in MLIR's generic form (parsed by
+scripts/mlir_generic_form.py) with concrete values for its scalar arguments,
+and records the dynamic trace: every GPU op instance with the set of GPU op
+instances that happen before it, and every host access. It reads the pass
+output as a program and trusts nothing the pass says about itself:
+
+  - scf.for is unrolled (constant bounds), scf.if and scf.index_switch take
+    the branch that their operand selects, func.call runs the callee's body;
+    values flow through block arguments (iter_args), scf.yield, op results;
+  - a memref value is the buffer it points to: function arguments and each
+    execution of gpu.alloc / memref.alloc / memref.alloca are buffers; a view
+    (memref.subview, cast, reinterpret_cast, expand_shape, collapse_shape,
+    view, ...) is its source buffer;
+  - a token value is the set of GPU op instances that have completed when it
+    is ready (a bit mask over instance numbers, closed under happens-before):
+    an async GPU op's token is its own instance plus everything before it; a
+    `gpu.wait async` joins its operands;
+  - a GPU op instance happens after its token operands and after everything
+    the host has waited for when it is issued; a synchronous GPU op (no
+    token result) completes before the host goes on; a synchronous gpu.wait
+    makes the host wait for its operands' sets.
+
+The ops do not move (the pass only adds tokens and waits), so the order of
+the trace is program order; Trace.signature() lets a caller check that the
+pass output executes the same accesses, in the same order, as its input.
+check_trace() then checks every conflicting pair of accesses and counts the
+GPU pairs that the output orders without need.
+
+Accesses: a kernel's per-argument reads and writes come from its gpu.func body
+(memref.load reads, memref.store writes, any other use of an argument reads
+and writes it); gpu.memcpy writes its destination and reads its source,
+gpu.memset, gpu.alloc and gpu.dealloc write their buffer; memref.load reads,
+memref.store, memref.alloc and memref.dealloc write; the return of the
+function reads and writes its memref arguments (the caller may use them, so
+GPU work on them must be complete). Aliasing: function
+arguments may alias each other unless marked {llvm.noalias}; each allocation
+is a buffer of its own.
+"""
+
+import itertools
+import re
+
+from mlir_generic_form import split_types
+
+TOKEN = "!gpu.async.token"
+VIEW_OPS = {
+    "memref.cast", "memref.subview", "memref.reinterpret_cast",
+    "memref.expand_shape", "memref.collapse_shape", "memref.view",
+    "memref.transpose", "memref.assume_alignment", "memref.memory_space_cast",
+}
+# Ops that neither access memory nor produce values the interpreter needs.
+METADATA_OPS = {"memref.dim", "memref.extract_strided_metadata", "memref.rank"}
+CMPI = {0: lambda a, b: a == b, 1: lambda a, b: a != b,
+        2: lambda a, b: a < b, 3: lambda a, b: a <= b,
+        4: lambda a, b: a > b, 5: lambda a, b: a >= b,
+        6: lambda a, b: a < b, 7: lambda a, b: a <= b,
+        8: lambda a, b: a > b, 9: lambda a, b: a >= b}
+BINARY = {"arith.addi": lambda a, b: a + b, "arith.subi": lambda a, b: a - b,
+          "arith.muli": lambda a, b: a * b, "arith.andi": lambda a, b: a & b,
+          "arith.ori": lambda a, b: a | b, "arith.xori": lambda a, b: a ^ b,
+          "arith.maxsi": max, "arith.minsi": min}
+MAX_STEPS = 100000
+
+
+class Unsupported(Exception):
+    """The program does something the interpreter does not model (or that is
+    not a valid program: an unknown value, a loop without constant bounds)."""
+
+
+class Buffer:
+    """A buffer: `root` numbers the buffers of one execution in creation
+    order (arguments first); `alias_class` is shared by buffers that may
+    alias; `name` describes it."""
+
+    __slots__ = ("root", "alias_class", "name")
+
+    def __init__(self, root, alias_class, name):
+        self.root = root
+        self.alias_class = alias_class
+        self.name = name
+
+
+class Token:
+    """A token value: the bit mask of the GPU op instances complete when it
+    is ready."""
+
+    __slots__ = ("mask",)
+
+    def __init__(self, mask):
+        self.mask = mask
+
+
+class Instance:
+    """One executed op that accesses memory.
+
+    kind: "gpu" or "host"; op: the generic-form Op; accesses: tuple of
+    (Buffer, mode), mode "R", "W" or "RW"; before: bit mask of the GPU
+    instances that happen before it (for a host access: what the host has
+    waited for); path: where it ran ("for@L12 i=1", "if@L14 then", ...)."""
+
+    __slots__ = ("kind", "op", "accesses", "before", "path")
+
+    def __init__(self, kind, op, accesses, before, path):
+        self.kind = kind
+        self.op = op
+        self.accesses = accesses
+        self.before = before
+        self.path = path
+
+    def describe(self):
+        """'gpu.memset of %arg1 (line 12, for@L10 i=2)'."""
+        what = "return" if self.op.name == "func.func" else self.op.name
+        callee = self.op.attr("kernel") if what == "gpu.launch_func" else None
+        if callee:
+            what += " " + callee
+        bufs = ", ".join(f"{m} {b.name}" for b, m in self.accesses)
+        where = []
+        if self.op.line_number():
+            where.append(f"line {self.op.line_number()}")
+        where += self.path
+        return f"{what} [{bufs}]" + (f" ({', '.join(where)})" if where else "")
+
+
+class Trace:
+    """The dynamic trace of one execution, with its counters."""
+
+    def __init__(self):
+        self.instances = []
+        self.host_syncs = 0        # synchronous gpu.wait executed
+        self.loop_syncs = 0        # ... of them inside an scf.for body
+        self.loop_iterations = 0   # scf.for bodies executed
+
+    def signature(self):
+        """What must not change between the pass input and output: each
+        access op in order, with its buffers (by creation number) and modes.
+        """
+        out = []
+        for inst in self.instances:
+            callee = (inst.op.attr("kernel") or inst.op.attr("callee") or "")
+            out.append((inst.kind, inst.op.name, callee,
+                        tuple((b.root, m) for b, m in inst.accesses)))
+        return out
+
+
+def kernel_effects(func):
+    """Per argument of a gpu.func, its access mode ("", "R", "W", "RW"),
+    from the memref.load/store ops on it (through views)."""
+    args = func.regions[0][0].arg_names if func.regions and \
+        func.regions[0] else []
+    origin = {name: i for i, name in enumerate(args)}
+    modes = [set() for _ in args]
+    for op in func.walk():
+        if op is func:
+            continue
+        if op.name in VIEW_OPS and op.operands and op.operands[0] in origin:
+            for r in op.results:
+                origin[r] = origin[op.operands[0]]
+        elif op.name == "memref.load" and op.operands[0] in origin:
+            modes[origin[op.operands[0]]].add("R")
+        elif op.name == "memref.store" and op.operands[1] in origin:
+            modes[origin[op.operands[1]]].add("W")
+        else:
+            for v in op.operands:
+                if v in origin:
+                    modes[origin[v]] |= {"R", "W"}
+    return ["".join(sorted(m)) for m in modes]
+
+
+def _scalar_constant(text):
+    """The value of an arith.constant's 'value' attribute: int, bool, or None
+    (floats and others are not needed)."""
+    if text is None:
+        return None
+    if text in ("true", "false"):
+        return text == "true"
+    m = re.match(r"^(-?\d+)(?:\s*:\s*\S+)?$", text)
+    return int(m.group(1)) if m else None
+
+
+class Interpreter:
+    """Executes the functions of one parsed module (the ops that
+    mlir_generic_form.parse_generic returns)."""
+
+    def __init__(self, top_ops):
+        self.functions = {}
+        self.kernels = {}
+        for top in top_ops:
+            for op in top.walk():
+                if op.name == "func.func":
+                    self.functions["@" + op.attr("sym_name").strip('"')] = op
+                elif op.name == "gpu.module":
+                    module = op.attr("sym_name").strip('"')
+                    for inner in op.walk():
+                        if inner.name == "gpu.func":
+                            name = inner.attr("sym_name").strip('"')
+                            self.kernels[f"@{module}::@{name}"] = \
+                                kernel_effects(inner)
+
+    # -- running -----------------------------------------------------------
+
+    def run(self, func_name, scalars, drop_host_waits=False,
+            drop_token_deps=False):
+        """Executes `func_name` with each memref argument bound to a buffer
+        of its own (of one alias class for all, or one each where marked
+        {llvm.noalias}) and its other arguments to `scalars` (in order);
+        returns the Trace. drop_host_waits ignores synchronous gpu.waits,
+        drop_token_deps the token operands of GPU ops (both to show that the
+        checks fail without them)."""
+        func = self.functions.get(func_name)
+        if func is None:
+            raise Unsupported(f"no function {func_name}")
+        self.trace = Trace()
+        self.host_done = 0
+        self.next_root = 0
+        self.path = []
+        self.loop_depth = 0
+        self.steps = 0
+        self.drop_host_waits = drop_host_waits
+        self.drop_token_deps = drop_token_deps
+        block = func.regions[0][0]
+        arg_attrs = split_arg_attrs(func.attr("arg_attrs"), len(
+            block.arg_names))
+        values, scalars = [], list(scalars)
+        for i, (name, ty) in enumerate(zip(block.arg_names, block.arg_types)):
+            if ty.startswith("memref"):
+                alias = f"noalias{i}" if "llvm.noalias" in arg_attrs[i] \
+                    else "args"
+                values.append(self.new_buffer(alias, f"argument {i}"))
+            else:
+                if not scalars:
+                    raise Unsupported(f"no value for argument {name}: {ty}")
+                values.append(scalars.pop(0))
+        self.call(func, values)
+        # The caller may use the arguments once the function returns: the
+        # return is a host access that reads and writes each of them.
+        self.path = ["return"]
+        self.record("host", func, [(v, "RW") for v in values
+                                   if isinstance(v, Buffer)], self.host_done)
+        return self.trace
+
+    def new_buffer(self, alias_class, name):
+        buf = Buffer(self.next_root, alias_class or self.next_root, name)
+        self.next_root += 1
+        return buf
+
+    def alloc_name(self, op):
+        """'gpu.alloc@L12' (the allocating op and its line), or with the
+        buffer number where there is no line."""
+        line = op.line_number()
+        return f"{op.name}@L{line}" if line else f"{op.name}#{self.next_root}"
+
+    def call(self, func, values):
+        if not func.regions or not func.regions[0]:
+            raise Unsupported("call of a function without a body")
+        if len(self.path) > 50:
+            raise Unsupported("call depth over 50")
+        return self.region(func.regions[0], values, {})
+
+    def region(self, region, args, env):
+        """Runs a single-block region with its block arguments bound to
+        `args`; returns the operands of its terminator."""
+        if not region:
+            return []
+        if len(region) != 1:
+            raise Unsupported("region with more than one block")
+        block = region[0]
+        if len(block.arg_names) != len(args):
+            raise Unsupported(f"{len(args)} values for "
+                              f"{len(block.arg_names)} block arguments")
+        env.update(zip(block.arg_names, args))
+        for op in block.ops:
+            self.steps += 1
+            if self.steps > MAX_STEPS:
+                raise Unsupported(f"more than {MAX_STEPS} ops executed")
+            if op.name in ("scf.yield", "func.return"):
+                return [self.value(env, v) for v in op.operands]
+            self.execute(op, env)
+        return []
+
+    def value(self, env, name):
+        if name not in env:
+            raise Unsupported(f"value {name} used but not defined here")
+        return env[name]
+
+    def buffer(self, env, name):
+        v = self.value(env, name)
+        if not isinstance(v, Buffer):
+            raise Unsupported(f"{name} is not a known buffer")
+        return v
+
+    def record(self, kind, op, accesses, before):
+        inst = Instance(kind, op, tuple(accesses), before, tuple(self.path))
+        self.trace.instances.append(inst)
+        return 1 << (len(self.trace.instances) - 1)
+
+    def where(self, op, what):
+        line = op.line_number()
+        return f"{what}@L{line}" if line else what
+
+    # -- ops ---------------------------------------------------------------
+
+    def execute(self, op, env):
+        name = op.name
+        if name.startswith("gpu."):
+            return self.gpu_op(op, env)
+        if name == "scf.for":
+            return self.scf_for(op, env)
+        if name == "scf.if":
+            return self.scf_if(op, env)
+        if name == "scf.index_switch":
+            return self.scf_switch(op, env)
+        if name == "scf.execute_region":
+            return self.bind(op, env, self.region(op.regions[0], [], env))
+        if name == "func.call":
+            return self.func_call(op, env)
+        if name.startswith("memref."):
+            return self.memref_op(op, env)
+        if name.startswith("arith."):
+            return self.arith_op(op, env)
+        types = op.operand_types + op.result_types
+        if op.regions or any(t.startswith("memref") or t == TOKEN
+                             for t in types):
+            raise Unsupported(f"op {name} is not modelled")
+        self.bind(op, env, [None] * len(op.results))
+
+    def bind(self, op, env, values):
+        if len(values) != len(op.results):
+            raise Unsupported(f"{op.name}: {len(values)} values for "
+                              f"{len(op.results)} results")
+        env.update(zip(op.results, values))
+
+    def arith_op(self, op, env):
+        name = op.name
+        args = [env.get(v) for v in op.operands]
+        if name == "arith.constant":
+            result = _scalar_constant(op.attr("value"))
+        elif name == "arith.cmpi":
+            pred = _scalar_constant(op.attr("predicate"))
+            result = None if None in args else CMPI[pred](*args)
+        elif name in BINARY:
+            result = None if None in args else BINARY[name](*args)
+        elif name == "arith.select":
+            result = None if args[0] is None else \
+                (args[1] if args[0] else args[2])
+        elif name in ("arith.index_cast", "arith.index_castui",
+                      "arith.extui", "arith.extsi", "arith.trunci"):
+            result = args[0]
+        else:
+            result = None
+        if isinstance(result, Buffer) or any(
+                isinstance(a, (Buffer, Token)) for a in args):
+            if name != "arith.select":
+                raise Unsupported(f"{name} on a buffer or token")
+        self.bind(op, env, [result] * len(op.results))
+
+    def memref_op(self, op, env):
+        name = op.name
+        if name in VIEW_OPS:
+            self.bind(op, env, [self.buffer(env, op.operands[0])])
+        elif name in ("memref.alloc", "memref.alloca"):
+            buf = self.new_buffer(None, self.alloc_name(op))
+            self.record("host", op, [(buf, "W")], self.host_done)
+            self.bind(op, env, [buf])
+        elif name == "memref.load":
+            self.record("host", op, [(self.buffer(env, op.operands[0]), "R")],
+                        self.host_done)
+            self.bind(op, env, [None])
+        elif name == "memref.store":
+            self.record("host", op, [(self.buffer(env, op.operands[1]), "W")],
+                        self.host_done)
+        elif name == "memref.dealloc":
+            self.record("host", op, [(self.buffer(env, op.operands[0]), "W")],
+                        self.host_done)
+        elif name == "memref.copy":
+            self.record("host", op, [(self.buffer(env, op.operands[0]), "R"),
+                                     (self.buffer(env, op.operands[1]), "W")],
+                        self.host_done)
+        elif name in METADATA_OPS:
+            self.bind(op, env, [None] * len(op.results))
+        else:
+            raise Unsupported(f"op {name} is not modelled")
+
+    def func_call(self, op, env):
+        callee = op.attr("callee")
+        func = self.functions.get(callee)
+        args = [self.value(env, v) for v in op.operands]
+        if func is None or not func.regions or not func.regions[0]:
+            # A declaration: it may read and write every buffer it is given.
+            accesses = [(a, "RW") for a in args if isinstance(a, Buffer)]
+            self.record("host", op, accesses, self.host_done)
+            self.bind(op, env, [None] * len(op.results))
+            return
+        self.path.append(f"call {callee}")
+        results = self.call(func, args)
+        self.path.pop()
+        self.bind(op, env, results)
+
+    def scf_for(self, op, env):
+        lb, ub, step = (self.value(env, v) for v in op.operands[:3])
+        if not all(isinstance(x, int) and not isinstance(x, bool)
+                   for x in (lb, ub, step)) or step <= 0:
+            raise Unsupported("scf.for without constant bounds")
+        values = [self.value(env, v) for v in op.operands[3:]]
+        label = self.where(op, "for")
+        self.loop_depth += 1
+        for iv in range(lb, ub, step):
+            self.path.append(f"{label} i={iv}")
+            values = self.region(op.regions[0], [iv] + values, env)
+            self.path.pop()
+            self.trace.loop_iterations += 1
+        self.loop_depth -= 1
+        self.bind(op, env, values)
+
+    def scf_if(self, op, env):
+        cond = self.value(env, op.operands[0])
+        if cond is None:
+            raise Unsupported("scf.if on an unknown condition")
+        branch = 0 if cond else 1
+        self.path.append(self.where(op, "if") + (" then" if cond else " else"))
+        results = self.region(op.regions[branch], [], env) \
+            if branch < len(op.regions) else []
+        self.path.pop()
+        self.bind(op, env, results)
+
+    def scf_switch(self, op, env):
+        arg = self.value(env, op.operands[0])
+        if arg is None:
+            raise Unsupported("scf.index_switch on an unknown value")
+        text = (op.attr("cases") or "").partition(":")[2]
+        cases = [int(x) for x in re.findall(r"-?\d+", text)]
+        index = cases.index(arg) + 1 if arg in cases else 0
+        self.path.append(self.where(op, "switch") +
+                         (f" case {arg}" if index else " default"))
+        results = self.region(op.regions[index], [], env)
+        self.path.pop()
+        self.bind(op, env, results)
+
+    def gpu_op(self, op, env):
+        name = op.name
+        tokens, others = [], []
+        for v, t in zip(op.operands, op.operand_types):
+            if t == TOKEN:
+                tok = self.value(env, v)
+                if not isinstance(tok, Token):
+                    raise Unsupported(f"{name}: {v} is not a token")
+                tokens.append(tok.mask)
+            else:
+                others.append(v)
+        deps = 0
+        for mask in tokens:
+            deps |= mask
+        token_result = [i for i, t in enumerate(op.result_types)
+                        if t == TOKEN]
+        if name == "gpu.wait":
+            if token_result:
+                self.bind(op, env, [Token(deps)])
+            elif not self.drop_host_waits:
+                self.host_done |= deps
+                self.trace.host_syncs += 1
+                if self.loop_depth:
+                    self.trace.loop_syncs += 1
+            return
+        results = [None] * len(op.results)
+        if name == "gpu.launch_func":
+            kernel = op.attr("kernel")
+            segments = op.segments()
+            kernel_operands = segments[-2] if segments else []
+            modes = self.kernels.get(kernel)
+            accesses = []
+            for i, v in enumerate(kernel_operands):
+                val = self.value(env, v)
+                if isinstance(val, Buffer):
+                    mode = modes[i] if modes and i < len(modes) else "RW"
+                    if mode:
+                        accesses.append((val, mode))
+        elif name == "gpu.memcpy":
+            accesses = [(self.buffer(env, others[0]), "W"),
+                        (self.buffer(env, others[1]), "R")]
+        elif name in ("gpu.memset", "gpu.dealloc"):
+            accesses = [(self.buffer(env, others[0]), "W")]
+        elif name == "gpu.alloc":
+            buf = self.new_buffer(None, self.alloc_name(op))
+            accesses = [(buf, "W")]
+            results = [buf if t.startswith("memref") else None
+                       for t in op.result_types]
+        else:
+            raise Unsupported(f"op {name} is not modelled")
+        before = self.host_done | (0 if self.drop_token_deps else deps)
+        bit = self.record("gpu", op, accesses, before)
+        if token_result:
+            results[token_result[0]] = Token(before | bit)
+        else:
+            self.host_done |= before | bit
+        self.bind(op, env, results)
+
+
+def split_arg_attrs(text, count):
+    """'[{llvm.noalias}, {}]' -> ['llvm.noalias', ''] (count entries)."""
+    if not text:
+        return [""] * count
+    entries = split_types(text.strip()[1:-1])
+    return [e.strip()[1:-1] for e in entries] + [""] * (count - len(entries))
+
+
+def assignments(types, limit, rng):
+    """Values for scalar arguments of these types: every combination (i1:
+    false/true; index: 0..3) if there are at most `limit`, else `limit`
+    random distinct ones."""
+    domains = [[False, True] if t == "i1" else [0, 1, 2, 3] for t in types]
+    combos = list(itertools.product(*domains))
+    if len(combos) <= limit:
+        return combos
+    return sorted(rng.sample(combos, limit))
+
+
+class TraceCheck:
+    """The result of check_trace for one trace."""
+
+    def __init__(self):
+        self.violations = []   # (earlier instance, later instance) indices
+        self.violation_count = 0
+        self.gpu = 0           # GPU instances
+        self.extra = 0         # GPU pairs ordered without a conflict chain
+        self.unneeded = 0      # GPU pairs without a conflict chain
+
+
+def check_trace(trace, keep=3):
+    """Checks every conflicting pair of a trace: each earlier GPU access must
+    happen before the later access it conflicts with (same alias class, at
+    least one write); earlier host accesses are ordered by construction (the
+    host runs in program order and issues the GPU work).
+
+    Also counts, over the GPU instance pairs (x before y in program order)
+    that no chain of conflicts orders ("unneeded", the same chains as the
+    straight-line oracle: through GPU or host ops), those that the output
+    orders anyway ("extra"); concurrency is 1 - extra / unneeded.
+    """
+    result = TraceCheck()
+    writers, accessors = {}, {}          # alias class -> instance mask
+    need_w, need_a = {}, {}              # alias class -> needed closure mask
+    gpu_mask = 0
+    for y, inst in enumerate(trace.instances):
+        bit = 1 << y
+        conflicts = needed = 0
+        for buf, mode in inst.accesses:
+            c = buf.alias_class
+            if "W" in mode:
+                conflicts |= accessors.get(c, 0)
+                needed |= need_a.get(c, 0)
+            else:
+                conflicts |= writers.get(c, 0)
+                needed |= need_w.get(c, 0)
+        missing = conflicts & gpu_mask & ~inst.before
+        if missing:
+            result.violation_count += missing.bit_count()
+            x = 0
+            while missing and len(result.violations) < keep:
+                if missing & 1:
+                    result.violations.append((x, y))
+                missing >>= 1
+                x += 1
+        for buf, mode in inst.accesses:
+            c = buf.alias_class
+            accessors[c] = accessors.get(c, 0) | bit
+            need_a[c] = need_a.get(c, 0) | bit | needed
+            if "W" in mode:
+                writers[c] = writers.get(c, 0) | bit
+                need_w[c] = need_w.get(c, 0) | bit | needed
+        if inst.kind == "gpu":
+            free = gpu_mask & ~needed
+            result.unneeded += free.bit_count()
+            result.extra += (free & inst.before).bit_count()
+            result.gpu += 1
+            gpu_mask |= bit
+    return result
