@@ -44,7 +44,11 @@ Counted (over all executions): dynamic GPU op instances; GPU instance pairs
 that the output orders although no chain of conflicts (through GPU or host
 accesses) orders them ("extra ordered pairs": concurrency left unused);
 concurrency = the share of the GPU pairs needing no order that the output
-leaves unordered (the figure to watch with --noalias); host syncs, and host
+leaves unordered (the figure to watch with --noalias); the same figure
+"with host order", where a host access that must wait for GPU work also
+orders everything the host issues after it (no output that keeps the
+program's order of ops can run that later work first, so only what this
+figure misses is concurrency a pass could still gain); host syncs, and host
 syncs inside scf.for bodies per loop iteration. Without --control-flow and
 --noalias, a seed generates the same programs as before control flow was
 added (same extra ordered pairs and host syncs).
@@ -706,6 +710,9 @@ class Totals:
         self.invalid = 0
         self.extra = 0
         self.unneeded = 0
+        # The same with host program order as a dependence (check_trace).
+        self.extra_host = 0
+        self.unneeded_host = 0
         self.syncs = 0
         self.loop_syncs = 0
         self.iterations = 0
@@ -758,6 +765,9 @@ def check_program(p, before, after, args, totals):
         totals.gpu += result.gpu
         totals.extra += result.extra
         totals.unneeded += result.unneeded
+        ordered = check_trace(trace, host_order=True)
+        totals.extra_host += ordered.extra
+        totals.unneeded_host += ordered.unneeded
         totals.syncs += trace.host_syncs
         totals.loop_syncs += trace.loop_syncs
         totals.iterations += trace.loop_iterations
@@ -883,11 +893,17 @@ def main():
           f"{totals.executions} execution(s), {totals.gpu} dynamic GPU "
           f"op(s): {totals.violations} violation(s), {totals.invalid} invalid "
           f"output(s)")
+    conc_host = (f"{1 - totals.extra_host / totals.unneeded_host:.3f}"
+                 if totals.unneeded_host else "-")
     print(f"  {totals.extra} extra ordered GPU pair(s); concurrency {conc} "
           f"({totals.unneeded - totals.extra} of {totals.unneeded} GPU pairs "
           f"needing no order left unordered); {totals.syncs} host sync(s), "
           f"{per_iter} per loop iteration ({totals.loop_syncs} in "
           f"{totals.iterations} iterations); {time.time() - start:.1f} s")
+    print(f"  with host order: {totals.extra_host} extra ordered GPU pair(s); "
+          f"concurrency {conc_host} ({totals.unneeded_host - totals.extra_host}"
+          f" of {totals.unneeded_host} GPU pairs that neither conflicts nor "
+          f"host waits order left unordered)")
     failed = (totals.violations or totals.invalid or state["unchecked"] or
               run_failed)
     sys.exit(1 if failed else 0)

@@ -526,24 +526,32 @@ class TraceCheck:
         self.unneeded = 0      # GPU pairs without a conflict chain
 
 
-def check_trace(trace, keep=3):
+def check_trace(trace, keep=3, host_order=False):
     """Checks every conflicting pair of a trace: each earlier GPU access must
     happen before the later access it conflicts with (same alias class, at
     least one write); earlier host accesses are ordered by construction (the
     host runs in program order and issues the GPU work).
 
     Also counts, over the GPU instance pairs (x before y in program order)
-    that no chain of conflicts orders ("unneeded", the same chains as the
-    straight-line oracle: through GPU or host ops), those that the output
-    orders anyway ("extra"); concurrency is 1 - extra / unneeded.
+    that no chain of dependences orders ("unneeded"), those that the output
+    orders anyway ("extra"); concurrency is 1 - extra / unneeded. A chain
+    links conflicting accesses (through GPU or host ops) and, with
+    `host_order`, also a host access to everything after it: the host must
+    wait for the GPU work its access conflicts with before it makes the
+    access, and issues later work only after that, so no schedule can run
+    that later work before the GPU work waited for. Without `host_order`
+    (the figure of the earlier oracle) such pairs count as unneeded, and
+    the ordering that every correct output has counts as lost concurrency.
     """
     result = TraceCheck()
     writers, accessors = {}, {}          # alias class -> instance mask
     need_w, need_a = {}, {}              # alias class -> needed closure mask
+    host_needed = 0                      # what the host has had to wait for
     gpu_mask = 0
     for y, inst in enumerate(trace.instances):
         bit = 1 << y
-        conflicts = needed = 0
+        conflicts = 0
+        needed = host_needed
         for buf, mode in inst.accesses:
             c = buf.alias_class
             if "W" in mode:
@@ -568,6 +576,8 @@ def check_trace(trace, keep=3):
             if "W" in mode:
                 writers[c] = writers.get(c, 0) | bit
                 need_w[c] = need_w.get(c, 0) | bit | needed
+        if inst.kind != "gpu" and host_order:
+            host_needed |= needed
         if inst.kind == "gpu":
             free = gpu_mask & ~needed
             result.unneeded += free.bit_count()

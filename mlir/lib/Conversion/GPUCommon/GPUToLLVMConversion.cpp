@@ -26,6 +26,7 @@
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Async/IR/Async.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
@@ -573,6 +574,17 @@ DECLARE_CONVERT_OP_TO_GPU_RUNTIME_CALL_PATTERN(SetCsrPointersOp)
 
 } // namespace
 
+/// Walks the ops nested in `root` that run on the host, in pre-order: the
+/// bodies of gpu.module ops are device code, which this pass leaves alone.
+static WalkResult walkHostOps(Operation *root,
+                              function_ref<WalkResult(Operation *)> callback) {
+  return root->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (isa<gpu::GPUModuleOp>(op))
+      return WalkResult::skip();
+    return callback(op);
+  });
+}
+
 /// Emits an error on each host-side GPU op that -gpu-to-llvm cannot lower,
 /// saying why. What it does not catch is still reported by the conversion
 /// itself ("failed to legalize operation"), since the host-side ops the pass
@@ -591,9 +603,7 @@ static LogicalResult checkLowerableGpuOps(Operation *root,
              << memRefType << " has no LLVM type";
     return success();
   };
-  WalkResult result = root->walk([&](Operation *op) -> WalkResult {
-    if (isa<gpu::GPUModuleOp>(op))
-      return WalkResult::skip();
+  WalkResult result = walkHostOps(root, [&](Operation *op) -> WalkResult {
     return TypeSwitch<Operation *, LogicalResult>(op)
         .Case([&](gpu::LaunchOp launch) -> LogicalResult {
           return launch.emitOpError(
@@ -625,12 +635,60 @@ static LogicalResult checkLowerableGpuOps(Operation *root,
   return failure(result.wasInterrupted());
 }
 
+/// Emits an error on each host op that uses an async token in a region of the
+/// terminator of the block that defines the token (a token of an scf.parallel
+/// body used in the region of its scf.reduce): that region runs after the
+/// block, possibly several times or not at all, so the token's stream has no
+/// point after which it is known to be dead.
+static LogicalResult checkTokenUsesInTerminators(Operation *root) {
+  WalkResult result = walkHostOps(root, [](Operation *op) -> WalkResult {
+    for (Value operand : op->getOperands()) {
+      if (!isa<gpu::AsyncTokenType>(operand.getType()))
+        continue;
+      Block *block = operand.getParentBlock();
+      Operation *terminator =
+          block->mightHaveTerminator() ? block->getTerminator() : nullptr;
+      if (!terminator || !terminator->isProperAncestor(op))
+        continue;
+      return op->emitOpError("cannot be lowered to GPU runtime calls: it uses "
+                             "an async token in the region of '")
+             << terminator->getName()
+             << "', which terminates the block that defines the token";
+    }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
 /// Returns whether the async token `token` lowers to a stream: tokens of
 /// async GPU ops do, tokens from elsewhere (block arguments, async.await) are
 /// events.
 static bool isStreamToken(Value token) {
   auto producer = token.getDefiningOp<gpu::AsyncOpInterface>();
   return producer && producer.getAsyncToken() == token;
+}
+
+/// Replaces each `arith.select` of two async tokens (canonicalization makes
+/// one of an scf.if that yields one of two tokens) by a `gpu.wait async` on
+/// both: waiting for either one's work is implied by waiting for both, and
+/// each event keeps one consumer, while a select would consume the event it
+/// picks and leak the other.
+static void joinSelectedTokens(Operation *root) {
+  SmallVector<arith::SelectOp> selects;
+  walkHostOps(root, [&](Operation *op) {
+    auto select = dyn_cast<arith::SelectOp>(op);
+    if (select && isa<gpu::AsyncTokenType>(select.getType()))
+      selects.push_back(select);
+    return WalkResult::advance();
+  });
+  for (arith::SelectOp select : selects) {
+    OpBuilder builder(select);
+    auto join = gpu::WaitOp::create(
+        builder, select.getLoc(), select.getType(),
+        ValueRange{select.getTrueValue(), select.getFalseValue()});
+    select.replaceAllUsesWith(join.getAsyncToken());
+    select.erase();
+  }
 }
 
 /// Gives each event token exactly one consumer. Tokens that are not produced
@@ -648,9 +706,7 @@ static bool isStreamToken(Value token) {
 ///    `gpu.wait async [%event]`; streams can be used any number of times.
 static void normalizeEventTokens(Operation *root) {
   SmallVector<Value> events;
-  root->walk([&](Operation *op) {
-    if (isa<gpu::GPUModuleOp>(op))
-      return WalkResult::skip();
+  walkHostOps(root, [&](Operation *op) {
     for (Region &region : op->getRegions())
       for (Block &block : region)
         for (BlockArgument argument : block.getArguments())
@@ -690,55 +746,63 @@ static void normalizeEventTokens(Operation *root) {
 /// does not gets its first stream dependency through a `gpu.wait async`, i.e.
 /// a new stream that waits for an event recorded after the dependency's
 /// producer. Dependencies produced in other blocks are never continued.
-static void makeForksExplicit(Operation *root) {
-  root->walk([](Block *block) {
-    // The stream of each token produced in this block, and the last token of
-    // each stream.
-    DenseMap<Value, unsigned> streamOf;
-    SmallVector<Value> lastToken;
-    auto startStream = [&](Value token) {
-      streamOf[token] = lastToken.size();
-      lastToken.push_back(token);
-    };
-    for (Operation &op : *block) {
-      auto asyncOp = dyn_cast<gpu::AsyncOpInterface>(&op);
-      if (!asyncOp || !asyncOp.getAsyncToken())
-        continue;
-      Value token = asyncOp.getAsyncToken();
-      SmallVector<OpOperand *> streamDeps;
-      for (OpOperand &operand : op.getOpOperands())
-        if (isa<gpu::AsyncTokenType>(operand.get().getType()) &&
-            isStreamToken(operand.get()))
-          streamDeps.push_back(&operand);
-      // gpu.wait async always starts a stream; so does an op without stream
-      // dependencies.
-      if (isa<gpu::WaitOp>(op) || streamDeps.empty()) {
-        startStream(token);
-        continue;
-      }
-      auto continued = llvm::find_if(streamDeps, [&](OpOperand *operand) {
-        auto it = streamOf.find(operand->get());
-        return it != streamOf.end() && lastToken[it->second] == operand->get();
-      });
-      unsigned stream;
-      if (continued != streamDeps.end()) {
-        // Run on that stream: make it the first stream dependency.
-        Value last = (*continued)->get();
-        (*continued)->set(streamDeps.front()->get());
-        streamDeps.front()->set(last);
-        stream = streamOf[last];
-      } else {
-        OpBuilder builder(&op);
-        Value fork = gpu::WaitOp::create(builder, op.getLoc(), token.getType(),
-                                         streamDeps.front()->get())
-                         .getAsyncToken();
-        streamDeps.front()->set(fork);
-        startStream(fork);
-        stream = streamOf[fork];
-      }
-      streamOf[token] = stream;
-      lastToken[stream] = token;
+static void makeForksExplicit(Block &block) {
+  // The stream of each token produced in this block, and the last token of
+  // each stream.
+  DenseMap<Value, unsigned> streamOf;
+  SmallVector<Value> lastToken;
+  auto startStream = [&](Value token) {
+    streamOf[token] = lastToken.size();
+    lastToken.push_back(token);
+  };
+  for (Operation &op : block) {
+    auto asyncOp = dyn_cast<gpu::AsyncOpInterface>(&op);
+    if (!asyncOp || !asyncOp.getAsyncToken())
+      continue;
+    Value token = asyncOp.getAsyncToken();
+    SmallVector<OpOperand *> streamDeps;
+    for (OpOperand &operand : op.getOpOperands())
+      if (isa<gpu::AsyncTokenType>(operand.get().getType()) &&
+          isStreamToken(operand.get()))
+        streamDeps.push_back(&operand);
+    // gpu.wait async always starts a stream; so does an op without stream
+    // dependencies.
+    if (isa<gpu::WaitOp>(op) || streamDeps.empty()) {
+      startStream(token);
+      continue;
     }
+    auto continued = llvm::find_if(streamDeps, [&](OpOperand *operand) {
+      auto it = streamOf.find(operand->get());
+      return it != streamOf.end() && lastToken[it->second] == operand->get();
+    });
+    unsigned stream;
+    if (continued != streamDeps.end()) {
+      // Run on that stream: make it the first stream dependency.
+      Value last = (*continued)->get();
+      (*continued)->set(streamDeps.front()->get());
+      streamDeps.front()->set(last);
+      stream = streamOf[last];
+    } else {
+      OpBuilder builder(&op);
+      Value fork = gpu::WaitOp::create(builder, op.getLoc(), token.getType(),
+                                       streamDeps.front()->get())
+                       .getAsyncToken();
+      streamDeps.front()->set(fork);
+      startStream(fork);
+      stream = streamOf[fork];
+    }
+    streamOf[token] = stream;
+    lastToken[stream] = token;
+  }
+}
+
+/// Makes the forks in the host code nested in `root` explicit, block by block.
+static void makeForksExplicit(Operation *root) {
+  walkHostOps(root, [](Operation *op) {
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        makeForksExplicit(block);
+    return WalkResult::advance();
   });
 }
 
@@ -969,8 +1033,10 @@ void GpuToLLVMConversionPass::runOnOperation() {
 
   if (failed(gpu::ConditionalExecutionOp::emitUnresolvedErrors(
           getOperation(), "-gpu-to-llvm", /*skipGPUModules=*/true)) ||
-      failed(checkLowerableGpuOps(getOperation(), converter)))
+      failed(checkLowerableGpuOps(getOperation(), converter)) ||
+      failed(checkTokenUsesInTerminators(getOperation())))
     return signalPassFailure();
+  joinSelectedTokens(getOperation());
   normalizeEventTokens(getOperation());
   makeForksExplicit(getOperation());
 
@@ -1000,7 +1066,9 @@ void GpuToLLVMConversionPass::runOnOperation() {
   // converted like function signatures; others are left to later passes.
   scf::populateSCFStructuralTypeConversions(converter, patterns);
   target.addDynamicallyLegalOp<scf::ForOp, scf::IfOp, scf::IndexSwitchOp,
-                               scf::WhileOp, scf::ConditionOp, scf::YieldOp>(
+                               scf::ExecuteRegionOp, scf::WhileOp,
+                               scf::ConditionOp, scf::YieldOp, scf::ParallelOp,
+                               scf::ReduceOp, scf::ReduceReturnOp>(
       [](Operation *op) {
         auto isToken = [](Type type) { return isa<gpu::AsyncTokenType>(type); };
         return llvm::none_of(op->getOperandTypes(), isToken) &&
@@ -1095,34 +1163,35 @@ static gpu::Prune2To4SpMatFlag get2To4PruneFlag(Value spMat) {
 // user still wants to use cusparseLt. to make sure when lowering gpu sparse
 // dialect to llvm calls, the cusparselt calls are disabled for cuda
 // architecture <8.0
-static bool is2To4Sparsity(Value spMat) {
-  if (auto op = spMat.getDefiningOp<gpu::Create2To4SpMatOp>())
+/// Returns whether sparse matrix handle `spMat` has 2:4 sparsity (and lowers
+/// to cusparseLt calls), or nothing if it was not created by a gpu.create_*
+/// op in this function (a block argument, a value passed through a region op
+/// or `async.await`): the lowering cannot tell which library it belongs to.
+static std::optional<bool> is2To4Sparsity(Value spMat) {
+  Operation *creator = spMat.getDefiningOp();
+  if (isa_and_nonnull<gpu::Create2To4SpMatOp>(creator))
     return true;
-  if (auto op = spMat.getDefiningOp<gpu::CreateCooOp>())
+  if (isa_and_nonnull<gpu::CreateCooOp, gpu::CreateCooAoSOp, gpu::CreateCsrOp,
+                      gpu::CreateCscOp, gpu::CreateBsrOp>(creator))
     return false;
-  if (auto op = spMat.getDefiningOp<gpu::CreateCooAoSOp>())
-    return false;
-  if (auto op = spMat.getDefiningOp<gpu::CreateCsrOp>())
-    return false;
-  if (auto op = spMat.getDefiningOp<gpu::CreateCscOp>())
-    return false;
-  if (auto op = spMat.getDefiningOp<gpu::CreateBsrOp>())
-    return false;
-  // Print the spMat defining op
-  spMat.getDefiningOp()->print(llvm::errs());
-  llvm_unreachable("cannot find spmat def");
+  return std::nullopt;
 }
 
-static bool isSpMMCusparseLtOp(Value op) {
-  for (Operation *user : op.getUsers()) {
+/// Returns whether dense tensor handle `dnTensor` is used by a gpu.spmm whose
+/// sparse operand has 2:4 sparsity (it then lowers to cusparseLt calls), or
+/// nothing if the sparsity of such an operand is not known.
+static std::optional<bool> isSpMMCusparseLtOp(Value dnTensor) {
+  bool result = false;
+  for (Operation *user : dnTensor.getUsers()) {
     auto spmmOp = dyn_cast<gpu::SpMMOp>(user);
-    // If the other operator is 50% sparsity then we should use cusparseLt
     if (!spmmOp)
       continue;
-    if (is2To4Sparsity(spmmOp.getSpmatA()))
-      return true;
+    std::optional<bool> is2To4 = is2To4Sparsity(spmmOp.getSpmatA());
+    if (!is2To4)
+      return std::nullopt;
+    result |= *is2To4;
   }
-  return false;
+  return result;
 }
 
 // Returns whether all operands are of LLVM type.
@@ -1659,6 +1728,12 @@ LogicalResult ConvertCreateDnTensorOpToGpuRuntimeCallPattern::matchAndRewrite(
     ConversionPatternRewriter &rewriter) const {
   if (failed(areAllLLVMTypes(op, adaptor.getOperands(), rewriter)))
     return failure();
+  std::optional<bool> cusparseLt = isSpMMCusparseLtOp(op.getDnTensor());
+  if (op.getDims().size() == 2 && !cusparseLt)
+    return rewriter.notifyMatchFailure(
+        op, "a gpu.spmm that uses the handle has a sparse matrix operand that "
+            "was not created in this function: cannot tell whether to create "
+            "a cusparseLt matrix");
   Location loc = op.getLoc();
   Value stream =
       getStreamForAsyncOp(op, adaptor.getAsyncDependencies(), rewriter);
@@ -1680,7 +1755,7 @@ LogicalResult ConvertCreateDnTensorOpToGpuRuntimeCallPattern::matchAndRewrite(
   // dialect in both cusparse and cusparseLt. use the cusparseLt create call if
   // the dnmat is used with spmat with 2:4 sparsity
   if (dims.size() == 2) {
-    if (isSpMMCusparseLtOp(op.getDnTensor())) {
+    if (*cusparseLt) {
       auto handleSz = LLVM::ConstantOp::create(rewriter, loc, getIndexType(),
                                                rewriter.getIndexAttr(11032));
       handle = LLVM::AllocaOp::create(rewriter, loc, llvmPointerType,
@@ -1712,10 +1787,20 @@ LogicalResult ConvertDestroyDnTensorOpToGpuRuntimeCallPattern::matchAndRewrite(
     ConversionPatternRewriter &rewriter) const {
   if (failed(areAllLLVMTypes(op, adaptor.getOperands(), rewriter)))
     return failure();
+  auto definingOp = op.getDnTensor().getDefiningOp<gpu::CreateDnTensorOp>();
+  if (!definingOp)
+    return rewriter.notifyMatchFailure(
+        op, "the dense tensor handle was not created by gpu.create_dn_tensor "
+            "in this function: cannot tell its rank");
+  std::optional<bool> cusparseLt = isSpMMCusparseLtOp(op.getDnTensor());
+  if (definingOp.getDims().size() == 2 && !cusparseLt)
+    return rewriter.notifyMatchFailure(
+        op, "a gpu.spmm that uses the handle has a sparse matrix operand that "
+            "was not created in this function: cannot tell whether to destroy "
+            "a cusparseLt matrix");
   Location loc = op.getLoc();
   Value stream =
       getStreamForAsyncOp(op, adaptor.getAsyncDependencies(), rewriter);
-  auto definingOp = op.getDnTensor().getDefiningOp<gpu::CreateDnTensorOp>();
   SmallVector<Value, 4> dims;
   for (Value dim : definingOp.getDims()) {
     dims.push_back(dim);
@@ -1723,7 +1808,7 @@ LogicalResult ConvertDestroyDnTensorOpToGpuRuntimeCallPattern::matchAndRewrite(
   if (dims.size() == 2) {
     // Use the cusparseLt destroy call if the dnmat is used with spmat with
     // 2:4 sparsity
-    if (isSpMMCusparseLtOp(op.getDnTensor())) {
+    if (*cusparseLt) {
       destroyCuSparseLtDnMatBuilder.create(loc, rewriter,
                                            {adaptor.getDnTensor(), stream});
     } else {
@@ -1862,11 +1947,16 @@ LogicalResult ConvertDestroySpMatOpToGpuRuntimeCallPattern::matchAndRewrite(
     ConversionPatternRewriter &rewriter) const {
   if (failed(areAllLLVMTypes(op, adaptor.getOperands(), rewriter)))
     return failure();
+  std::optional<bool> is2To4 = is2To4Sparsity(op.getSpmat());
+  if (!is2To4)
+    return rewriter.notifyMatchFailure(
+        op, "the sparse matrix handle was not created by a gpu.create_* op in "
+            "this function: cannot tell whether it is a cusparseLt matrix");
   Location loc = op.getLoc();
   Value stream =
       getStreamForAsyncOp(op, adaptor.getAsyncDependencies(), rewriter);
   // Use the cusparseLt destroy call if the spmat is 2:4 sparsity
-  if (is2To4Sparsity(op.getSpmat())) {
+  if (*is2To4) {
     destroyCuSparseLtSpMatBuilder.create(loc, rewriter,
                                          {adaptor.getSpmat(), stream});
 
@@ -1922,13 +2012,18 @@ LogicalResult ConvertSpMMBufferSizeOpToGpuRuntimeCallPattern::matchAndRewrite(
     ConversionPatternRewriter &rewriter) const {
   if (failed(areAllLLVMTypes(op, adaptor.getOperands(), rewriter)))
     return failure();
+  std::optional<bool> is2To4 = is2To4Sparsity(op.getSpmatA());
+  if (!is2To4)
+    return rewriter.notifyMatchFailure(
+        op, "the sparse matrix handle was not created by a gpu.create_* op in "
+            "this function: cannot tell whether it is a cusparseLt matrix");
   Location loc = op.getLoc();
   auto modeA = genConstInt32From(rewriter, loc, adaptor.getModeA());
   auto modeB = genConstInt32From(rewriter, loc, adaptor.getModeB());
   Value stream =
       getStreamForAsyncOp(op, adaptor.getAsyncDependencies(), rewriter);
   Value bufferSize;
-  if (is2To4Sparsity(op.getSpmatA())) {
+  if (*is2To4) {
     auto pruneFlag =
         genConstInt32From(rewriter, loc, get2To4PruneFlag(op.getSpmatA()));
     auto computeType = genConstInt32From(
@@ -2003,6 +2098,11 @@ LogicalResult ConvertSpMMOpToGpuRuntimeCallPattern::matchAndRewrite(
     ConversionPatternRewriter &rewriter) const {
   if (failed(areAllLLVMTypes(op, adaptor.getOperands(), rewriter)))
     return failure();
+  std::optional<bool> is2To4 = is2To4Sparsity(op.getSpmatA());
+  if (!is2To4)
+    return rewriter.notifyMatchFailure(
+        op, "the sparse matrix handle was not created by a gpu.create_* op in "
+            "this function: cannot tell whether it is a cusparseLt matrix");
   Location loc = op.getLoc();
   auto modeA = genConstInt32From(rewriter, loc, adaptor.getModeA());
   auto modeB = genConstInt32From(rewriter, loc, adaptor.getModeB());
@@ -2013,7 +2113,7 @@ LogicalResult ConvertSpMMOpToGpuRuntimeCallPattern::matchAndRewrite(
       getStreamForAsyncOp(op, adaptor.getAsyncDependencies(), rewriter);
 
   // Lower to cusparseLt if applicable
-  if (is2To4Sparsity(op.getSpmatA())) {
+  if (*is2To4) {
     SmallVector<Value> pBufs;
     for (Value buffer : adaptor.getBuffers()) {
       Value pBuf = MemRefDescriptor(buffer).allocatedPtr(rewriter, loc);

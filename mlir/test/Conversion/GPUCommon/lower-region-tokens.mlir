@@ -156,6 +156,101 @@ module attributes {gpu.container_module} {
     return
   }
 
+  // scf.execute_region yields a token like scf.if: an event, recorded after
+  // the launch, that the user of the result consumes.
+  // CHECK-LABEL: llvm.func @execute_region_result
+  func.func @execute_region_result(%sz : index, %f : f32) {
+    // CHECK: %[[R:.*]] = scf.execute_region -> !llvm.ptr {
+    // CHECK-NEXT: %[[S:.*]] = llvm.call @mgpuStreamCreate()
+    // CHECK-NEXT: gpu.launch_func <%[[S]] : !llvm.ptr>
+    // CHECK-NEXT: %[[E:.*]] = llvm.call @mgpuEventCreate()
+    // CHECK-NEXT: llvm.call @mgpuEventRecord(%[[E]], %[[S]])
+    // CHECK-NEXT: llvm.call @mgpuStreamDestroy(%[[S]])
+    // CHECK-NEXT: scf.yield %[[E]] : !llvm.ptr
+    %r = scf.execute_region -> !gpu.async.token {
+      %t0 = gpu.wait async
+      %t1 = gpu.launch_func async [%t0] @kernels::@kernel
+          blocks in (%sz, %sz, %sz) threads in (%sz, %sz, %sz) args(%f : f32)
+      scf.yield %t1 : !gpu.async.token
+    }
+    // CHECK: llvm.call @mgpuEventSynchronize(%[[R]])
+    // CHECK-NEXT: llvm.call @mgpuEventDestroy(%[[R]])
+    gpu.wait [%r]
+    return
+  }
+
+  // Tokens reduced by scf.parallel: the init value, the value of each
+  // iteration (recorded after its launch) and the result of the reduction
+  // region are events; the region consumes both of its arguments.
+  // CHECK-LABEL: llvm.func @parallel_reduction
+  func.func @parallel_reduction(%sz : index, %f : f32) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    // CHECK: %[[S0:.*]] = llvm.call @mgpuStreamCreate()
+    // CHECK-NEXT: %[[E0:.*]] = llvm.call @mgpuEventCreate()
+    // CHECK-NEXT: llvm.call @mgpuEventRecord(%[[E0]], %[[S0]])
+    // CHECK-NEXT: llvm.call @mgpuStreamDestroy(%[[S0]])
+    // CHECK-NEXT: %[[R:.*]] = scf.parallel {{.*}} init (%[[E0]]) -> !llvm.ptr {
+    %init = gpu.wait async
+    %r = scf.parallel (%i) = (%c0) to (%sz) step (%c1) init (%init)
+        -> !gpu.async.token {
+      // CHECK-NEXT: %[[S:.*]] = llvm.call @mgpuStreamCreate()
+      // CHECK-NEXT: gpu.launch_func <%[[S]] : !llvm.ptr>
+      // CHECK-NEXT: %[[E:.*]] = llvm.call @mgpuEventCreate()
+      // CHECK-NEXT: llvm.call @mgpuEventRecord(%[[E]], %[[S]])
+      // CHECK-NEXT: llvm.call @mgpuStreamDestroy(%[[S]])
+      // CHECK-NEXT: scf.reduce(%[[E]] : !llvm.ptr) {
+      // CHECK-NEXT: ^{{.*}}(%[[A:.*]]: !llvm.ptr, %[[B:.*]]: !llvm.ptr):
+      // CHECK-NEXT: %[[J:.*]] = llvm.call @mgpuStreamCreate()
+      // CHECK-NEXT: llvm.call @mgpuStreamWaitEvent(%[[J]], %[[A]])
+      // CHECK-NEXT: llvm.call @mgpuEventDestroy(%[[A]])
+      // CHECK-NEXT: llvm.call @mgpuStreamWaitEvent(%[[J]], %[[B]])
+      // CHECK-NEXT: llvm.call @mgpuEventDestroy(%[[B]])
+      // CHECK-NEXT: %[[EJ:.*]] = llvm.call @mgpuEventCreate()
+      // CHECK-NEXT: llvm.call @mgpuEventRecord(%[[EJ]], %[[J]])
+      // CHECK-NEXT: llvm.call @mgpuStreamDestroy(%[[J]])
+      // CHECK-NEXT: scf.reduce.return %[[EJ]] : !llvm.ptr
+      %t0 = gpu.wait async
+      %t1 = gpu.launch_func async [%t0] @kernels::@kernel
+          blocks in (%sz, %sz, %sz) threads in (%sz, %sz, %sz) args(%f : f32)
+      scf.reduce(%t1 : !gpu.async.token) {
+      ^bb0(%a : !gpu.async.token, %b : !gpu.async.token):
+        %j = gpu.wait async [%a, %b]
+        scf.reduce.return %j : !gpu.async.token
+      }
+    }
+    // CHECK: llvm.call @mgpuEventSynchronize(%[[R]])
+    // CHECK-NEXT: llvm.call @mgpuEventDestroy(%[[R]])
+    gpu.wait [%r]
+    return
+  }
+
+  // A token chosen by arith.select (canonicalization makes one of an scf.if
+  // that yields one of two tokens) waits for both: the select would consume
+  // the event it picks and leak the other.
+  // CHECK-LABEL: llvm.func @select_tokens
+  func.func @select_tokens(%c : i1) {
+    // CHECK: %[[SA:.*]] = llvm.call @mgpuStreamCreate()
+    // CHECK: %[[EA:.*]] = llvm.call @mgpuEventCreate()
+    // CHECK-NEXT: llvm.call @mgpuEventRecord(%[[EA]], %[[SA]])
+    // CHECK: %[[SB:.*]] = llvm.call @mgpuStreamCreate()
+    // CHECK: %[[EB:.*]] = llvm.call @mgpuEventCreate()
+    // CHECK-NEXT: llvm.call @mgpuEventRecord(%[[EB]], %[[SB]])
+    // CHECK-NOT: llvm.select
+    // CHECK: %[[J:.*]] = llvm.call @mgpuStreamCreate()
+    // CHECK-NEXT: llvm.call @mgpuStreamWaitEvent(%[[J]], %[[EA]])
+    // CHECK-NEXT: llvm.call @mgpuEventDestroy(%[[EA]])
+    // CHECK-NEXT: llvm.call @mgpuStreamWaitEvent(%[[J]], %[[EB]])
+    // CHECK-NEXT: llvm.call @mgpuEventDestroy(%[[EB]])
+    // CHECK-NEXT: llvm.call @mgpuStreamSynchronize(%[[J]])
+    // CHECK-NEXT: llvm.call @mgpuStreamDestroy(%[[J]])
+    %a = gpu.wait async
+    %b = gpu.wait async
+    %r = arith.select %c, %a, %b : !gpu.async.token
+    gpu.wait [%r]
+    return
+  }
+
   // A stream used in an async.execute body is used on another thread: the body
   // gets a stream of its own, which waits for an event recorded before it.
   // CHECK-LABEL: llvm.func @execute_body

@@ -39,21 +39,26 @@ module attributes {gpu.container_module} {
     return
   }
 
-  // An op that depends on the last token of a stream continues it, whatever
-  // the order of its dependencies.
+  // An op that depends on the last token of a stream continues that stream,
+  // whatever the order of its dependencies: %t2 depends on %t0, which is not
+  // the last token of its stream (%t1 is), and on %u, the last token of
+  // another one. It runs on the stream of %u and waits for %t0 with an event.
   // CHECK-LABEL: llvm.func @continue_last
   func.func @continue_last(%sz : index, %f : f32) {
-    // CHECK: %[[S:.*]] = llvm.call @mgpuStreamCreate()
+    // CHECK: %[[S0:.*]] = llvm.call @mgpuStreamCreate()
+    // CHECK: gpu.launch_func <%[[S0]] : !llvm.ptr>
     %t0 = gpu.wait async
     %t1 = gpu.launch_func async [%t0] @kernels::@kernel
         blocks in (%sz, %sz, %sz) threads in (%sz, %sz, %sz) args(%f : f32)
+    // CHECK: %[[S1:.*]] = llvm.call @mgpuStreamCreate()
     // CHECK-NOT: llvm.call @mgpuStreamCreate
-    // CHECK-NOT: llvm.call @mgpuEventCreate
-    // CHECK: gpu.launch_func <%[[S]] : !llvm.ptr>
-    // CHECK-NEXT: gpu.launch_func <%[[S]] : !llvm.ptr>
-    %t2 = gpu.launch_func async [%t0, %t1] @kernels::@kernel
+    // CHECK: llvm.call @mgpuStreamWaitEvent(%[[S1]], %{{.*}})
+    // CHECK-NOT: gpu.launch_func
+    // CHECK: gpu.launch_func <%[[S1]] : !llvm.ptr>
+    %u = gpu.wait async
+    %t2 = gpu.launch_func async [%t0, %u] @kernels::@kernel
         blocks in (%sz, %sz, %sz) threads in (%sz, %sz, %sz) args(%f : f32)
-    gpu.wait [%t2]
+    gpu.wait [%t1, %t2]
     return
   }
 
@@ -90,6 +95,34 @@ module attributes {gpu.container_module} {
     scf.if %c {
       gpu.wait [%t0]
     }
+    return
+  }
+
+  // A stream used in one successor of a conditional branch dies on the
+  // other edge. Where the successor it dies in has other predecessors (here
+  // ^exit, also reached from ^use, where the stream is dead already), the
+  // edge is split: the destroy goes into a block of its own.
+  // CHECK-LABEL: llvm.func @branch_edges
+  func.func @branch_edges(%sz : index, %f : f32, %c : i1) {
+    // CHECK: %[[S:.*]] = llvm.call @mgpuStreamCreate()
+    // CHECK: llvm.cond_br %{{.*}}, ^[[USE:.*]], ^[[SPLIT:.*]]
+    %t0 = gpu.wait async
+    %t1 = gpu.launch_func async [%t0] @kernels::@kernel
+        blocks in (%sz, %sz, %sz) threads in (%sz, %sz, %sz) args(%f : f32)
+    cf.cond_br %c, ^use, ^exit
+  // CHECK: ^[[USE]]:
+  // CHECK-NEXT: llvm.call @mgpuStreamSynchronize(%[[S]])
+  // CHECK-NEXT: llvm.call @mgpuStreamDestroy(%[[S]])
+  // CHECK-NEXT: llvm.br ^[[EXIT:[^ ]*]]
+  // CHECK: ^[[SPLIT]]:
+  // CHECK-NEXT: llvm.call @mgpuStreamDestroy(%[[S]])
+  // CHECK-NEXT: llvm.br ^[[EXIT]]
+  // CHECK: ^[[EXIT]]:
+  // CHECK-NEXT: llvm.return
+  ^use:
+    gpu.wait [%t1]
+    cf.br ^exit
+  ^exit:
     return
   }
 

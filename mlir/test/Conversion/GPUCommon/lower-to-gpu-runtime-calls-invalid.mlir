@@ -71,6 +71,79 @@ module attributes {gpu.container_module} {
 
 // -----
 
+// The sparse lowering picks cuSPARSE or cuSPARSELt calls, and the rank of a
+// dense tensor, from the op that created a handle; a handle that comes from
+// elsewhere (here a loop result and an awaited value) cannot be lowered.
+// CHECK: error: failed to legalize operation 'gpu.destroy_sp_mat'
+// CHECK: error: failed to legalize operation 'gpu.destroy_dn_tensor'
+module attributes {gpu.container_module} {
+  func.func @spmat_from_loop(%n : index, %m : memref<?xindex>,
+                             %v : memref<?xf64>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %first, %t0 = gpu.create_csr async [] %n, %n, %n, %m, %m, %v
+        : memref<?xindex>, memref<?xindex>, memref<?xf64>
+    gpu.wait [%t0]
+    %h = scf.for %i = %c0 to %n step %c1 iter_args(%a = %first)
+        -> !gpu.sparse.spmat_handle {
+      scf.yield %a : !gpu.sparse.spmat_handle
+    }
+    // expected-error @+1 {{failed to legalize operation 'gpu.destroy_sp_mat'}}
+    gpu.destroy_sp_mat %h
+    return
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  func.func @dn_tensor_awaited(%n : index, %m : memref<?xf64>) {
+    %token, %value = async.execute -> !async.value<!gpu.sparse.dntensor_handle> {
+      %d, %t = gpu.create_dn_tensor async [] %m, %n : index into memref<?xf64>
+      gpu.wait [%t]
+      async.yield %d : !gpu.sparse.dntensor_handle
+    }
+    %h = async.await %value : !async.value<!gpu.sparse.dntensor_handle>
+    // expected-error @+1 {{failed to legalize operation 'gpu.destroy_dn_tensor'}}
+    gpu.destroy_dn_tensor %h
+    return
+  }
+}
+
+// -----
+
+// A token of an scf.parallel body used in the region of its scf.reduce, which
+// runs after the body, any number of times: its stream has no point after
+// which it is dead.
+// CHECK: error: 'gpu.wait' op cannot be lowered to GPU runtime calls: it uses an async token in the region of 'scf.reduce', which terminates the block that defines the token
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @kernel(%arg0 : f32) kernel {
+      gpu.return
+    }
+  }
+  func.func @token_used_in_reduce(%sz : index, %f : f32) -> f32 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %init = arith.constant 0.0 : f32
+    %r = scf.parallel (%i) = (%c0) to (%sz) step (%c1) init (%init) -> f32 {
+      %t0 = gpu.wait async
+      %t1 = gpu.launch_func async [%t0] @kernels::@kernel
+          blocks in (%sz, %sz, %sz) threads in (%sz, %sz, %sz) args(%f : f32)
+      scf.reduce(%f : f32) {
+      ^bb0(%a : f32, %b : f32):
+        // expected-error @+1 {{'gpu.wait' op cannot be lowered to GPU runtime calls: it uses an async token in the region of 'scf.reduce', which terminates the block that defines the token}}
+        gpu.wait [%t1]
+        %s = arith.addf %a, %b : f32
+        scf.reduce.return %s : f32
+      }
+    }
+    return %r : f32
+  }
+}
+
+// -----
+
 // An unresolved gpu.conditional_execution in host code is rejected.
 // CHECK: error: 'gpu.conditional_execution' op must be resolved before -gpu-to-llvm
 module attributes {gpu.container_module} {

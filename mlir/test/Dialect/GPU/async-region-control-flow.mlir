@@ -244,6 +244,26 @@ module attributes {gpu.container_module} {
     }
     return
   }
+
+  // A buffer that scf.if yields may be either allocation: the memset of the
+  // result waits for both, although neither was looked up when it was made.
+  // CHECK-LABEL: func @if_yields_allocation
+  // CHECK: %[[A:.*]], %[[TA:.*]] = gpu.alloc async () : memref<16xf32>
+  // CHECK-NEXT: %[[B:.*]], %[[TB:.*]] = gpu.alloc async () : memref<16xf32>
+  // CHECK-NEXT: %[[R:.*]] = scf.if
+  // CHECK: %[[M:.*]] = gpu.memset async [%[[TA]], %[[TB]]] %[[R]]
+  // CHECK-NEXT: gpu.wait [%[[M]]]
+  func.func @if_yields_allocation(%c : i1, %v : f32) {
+    %a = gpu.alloc () : memref<16xf32>
+    %b = gpu.alloc () : memref<16xf32>
+    %r = scf.if %c -> memref<16xf32> {
+      scf.yield %a : memref<16xf32>
+    } else {
+      scf.yield %b : memref<16xf32>
+    }
+    gpu.memset %r, %v : memref<16xf32>, f32
+    return
+  }
 }
 
 // -----

@@ -246,6 +246,50 @@ module attributes {gpu.container_module} {
         args(%x : memref<16xf32>, %x : memref<16xf32>, %s : memref<16xf32>)
     return
   }
+
+  // Write after write: the second memset of %a waits for the first, although
+  // nothing reads %a in between; the memset of %b is independent.
+  // CHECK-LABEL: func @write_after_write
+  // CHECK: %[[M1:.*]] = gpu.memset async %{{.*}}, %{{.*}} : memref<16xf32>
+  // CHECK-NEXT: %[[M2:.*]] = gpu.memset async %{{.*}}, %{{.*}} : memref<16xf32>
+  // CHECK-NEXT: %[[M3:.*]] = gpu.memset async [%[[M1]]] %{{.*}}, %{{.*}} : memref<16xf32>
+  // CHECK-NEXT: gpu.wait [%[[M2]], %[[M3]]]
+  func.func @write_after_write(%v : f32) {
+    %a = memref.alloc() : memref<16xf32>
+    %b = memref.alloc() : memref<16xf32>
+    gpu.memset %a, %v : memref<16xf32>, f32
+    gpu.memset %b, %v : memref<16xf32>, f32
+    gpu.memset %a, %v : memref<16xf32>, f32
+    return
+  }
+
+  // A view is its source buffer: the copy out of a cast of %a waits for the
+  // memset of a subview of %a, and the host store to a reshaped %a waits for
+  // both; the memset of %b is independent of them.
+  // CHECK-LABEL: func @views
+  // CHECK: %[[M:.*]] = gpu.memset async %{{.*}}, %{{.*}} : memref<8xf32, strided<[1]>>
+  // CHECK-NEXT: %[[B:.*]] = gpu.memset async %{{.*}}, %{{.*}} : memref<4xf32>
+  // CHECK: %[[C:.*]] = gpu.memcpy async [%[[M]]]
+  // CHECK: gpu.wait [%[[C]]]
+  // CHECK-NEXT: memref.store
+  // CHECK: gpu.wait [%[[B]]]
+  // CHECK-NEXT: return
+  func.func @views(%v : f32, %i : index) {
+    %a = memref.alloc() : memref<16xf32>
+    %b = memref.alloc() : memref<4xf32>
+    %d = memref.alloc() : memref<16xf32>
+    %sv = memref.subview %a[0] [8] [1]
+        : memref<16xf32> to memref<8xf32, strided<[1]>>
+    gpu.memset %sv, %v : memref<8xf32, strided<[1]>>, f32
+    gpu.memset %b, %v : memref<4xf32>, f32
+    %c = memref.cast %a : memref<16xf32> to memref<?xf32>
+    %dc = memref.cast %d : memref<16xf32> to memref<?xf32>
+    gpu.memcpy %dc, %c : memref<?xf32>, memref<?xf32>
+    %e = memref.expand_shape %a [[0, 1]] output_shape [4, 4]
+        : memref<16xf32> into memref<4x4xf32>
+    memref.store %v, %e[%i, %i] : memref<4x4xf32>
+    return
+  }
 }
 
 // -----

@@ -2315,7 +2315,8 @@ bool ConditionalExecutionOp::isInDeviceContext(Operation *op) {
 LogicalResult ConditionalExecutionOp::emitUnresolvedErrors(
     Operation *root, StringRef lowering, bool skipGPUModules) {
   bool found = false;
-  root->walk([&](Operation *op) {
+  // Pre-order, so that skipping a gpu.module skips its body.
+  root->walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (skipGPUModules && isa<GPUModuleOp>(op))
       return WalkResult::skip();
     if (isa<ConditionalExecutionOp>(op)) {

@@ -707,7 +707,9 @@ private:
   /// be ordered before `token`).
   void record(PendingWork &pending, TokenNode token, const Accesses &opAccesses,
               bool merge);
-  /// Waits on the host for `tokens`, before `op` or at the end of `block`.
+  /// Waits on the host for `tokens`, before `op` or at the end of `block`;
+  /// a token that another one of them depends on directly is not waited for
+  /// again.
   void hostWait(PendingWork &pending, ArrayRef<TokenNode> tokens, Operation *op,
                 Block *block = nullptr);
   /// Waits on the host for all pending work and forgets it.
@@ -782,7 +784,12 @@ void AsyncDependenceAnalysis::record(PendingWork &pending, TokenNode token,
     return;
   }
   for (auto [value, writes] : opAccesses.values) {
-    BufferState &state = pending.buffers[GpuAccessAnalysis::getBuffer(value)];
+    Value buffer = GpuAccessAnalysis::getBuffer(value);
+    // Register the buffer with the alias cache, so that buffers looked up
+    // later are compared with it (a fresh allocation is not looked up when
+    // it is made).
+    (void)accesses.getAliasingBuffers(buffer);
+    BufferState &state = pending.buffers[buffer];
     if (!writes) {
       state.reads.push_back(token);
     } else if (merge) {
@@ -832,6 +839,8 @@ void AsyncDependenceAnalysis::hostWait(PendingWork &pending,
     return;
   for (TokenNode token : waited)
     pending.open.erase(token);
+  // Waiting for a token waits for what it depends on.
+  dropImplied(waited);
   LDBG() << "host waits for " << waited.size() << " token(s) before "
          << (op ? OpWithFlags(op, OpPrintingFlags().skipRegions())
                 : OpWithFlags(block->getParentOp(),

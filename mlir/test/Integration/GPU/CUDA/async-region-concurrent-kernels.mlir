@@ -63,7 +63,7 @@
 // DEPS-NOT:   gpu.wait
 // DEPS:       %[[T1:.*]] = gpu.launch_func async @kernels::@rendezvous
 // DEPS-NEXT:  %[[T2:.*]] = gpu.launch_func async @kernels::@rendezvous
-// DEPS-NEXT:  gpu.wait [%[[T2]], %[[T1]]]
+// DEPS-NEXT:  gpu.wait [%[[T1]], %[[T2]]]
 
 // CHAIN-LABEL: func @main
 // CHAIN:       %[[T1:.*]] = gpu.launch_func async [%{{.*}}] @kernels::@

@@ -2,7 +2,8 @@
 // runtime: a token carried through 10 loop iterations, scf.if results on both
 // paths, a function that takes and returns a token, an async.execute body
 // that uses a stream of its parent and yields a token whose event is used
-// twice. Every stream and event is destroyed exactly once.
+// twice, branches that -gpu-to-llvm merges into a select of tokens. Every
+// stream and event is destroyed exactly once.
 
 // RUN: mlir-opt %s -gpu-lower-to-nvvm-pipeline="cubin-format=isa" \
 // RUN: | mlir-opt -async-to-async-runtime -async-runtime-ref-counting \
@@ -123,6 +124,35 @@ module attributes {gpu.container_module} {
     return
   }
 
+  // Two branches that wait for the same tokens in a different order: the
+  // greedy simplification at the start of -gpu-to-llvm merges them into one
+  // block whose arguments are selected by the condition.
+  func.func @merged_branches(%buf : memref<16xi32>, %cond : i1) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %t0 = scf.if %cond -> (!gpu.async.token) {
+      %t = gpu.wait async
+      scf.yield %t : !gpu.async.token
+    } else {
+      %t = gpu.launch_func async @kernels::@kernel
+          blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+          args(%buf : memref<16xi32>)
+      scf.yield %t : !gpu.async.token
+    }
+    %t1 = gpu.launch_func async [%t0] @kernels::@kernel
+        blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+        args(%buf : memref<16xi32>)
+    scf.for %i = %c0 to %c1 step %c1 {
+      scf.if %cond {
+        gpu.wait [%t0, %t1]
+      } else {
+        gpu.wait [%t1, %t0]
+      }
+    }
+    gpu.wait [%t1]
+    return
+  }
+
   func.func @main() {
     %true = arith.constant true
     %false = arith.constant false
@@ -133,6 +163,8 @@ module attributes {gpu.container_module} {
     call @if(%buf, %false) : (memref<16xi32>, i1) -> ()
     call @call(%buf) : (memref<16xi32>) -> ()
     call @execute(%buf) : (memref<16xi32>) -> ()
+    call @merged_branches(%buf, %true) : (memref<16xi32>, i1) -> ()
+    call @merged_branches(%buf, %false) : (memref<16xi32>, i1) -> ()
     memref.dealloc %buf : memref<16xi32>
     return
   }
