@@ -10,8 +10,10 @@ synchronous in the input, so program order is the specification.
 
 With --control-flow the programs also have scf.for loops (constant trip
 counts 0-3, bodies with and without loop-carried conflicts, buffers swapped
-through iter_args), scf.if on i1 arguments and on the loop counter (with and
-without else, some yielding a buffer), scf.index_switch, nesting, calls of a
+through iter_args), scf.while loops (0-3 iterations, GPU work in both
+regions), scf.execute_region, scf.if on i1 arguments and on the loop counter
+(with and without else, some yielding a buffer), scf.index_switch, nesting,
+calls of a
 private function that reads or writes a buffer on the host, and views
 (memref.subview, cast, reinterpret_cast, expand_shape/collapse_shape, and
 memref.view of an i8 buffer) used by kernels, copies and the host.
@@ -338,7 +340,8 @@ class ControlFlowProgram(Program):
                  "host_alloc": 1, "gpu_alloc": 1, "view": 2, "call": 1,
                  "for": 2 * nested, "if": 2 * nested,
                  "switch": nested * bool(scope.indices), "select": 1,
-                 "swap_loop": nested}
+                 "swap_loop": nested, "while": nested,
+                 "execute_region": nested}
         names = list(kinds)
         for _ in range(count):
             kind = rng.choices(names, weights=[kinds[k] for k in names])[0]
@@ -457,6 +460,41 @@ class ControlFlowProgram(Program):
             for _ in range(rng.randint(1, 2)):
                 allocated.append(self.alloc(body, gpu=rng.random() < 0.6))
         self.block(body, rng.randint(1, 4), [a for a in allocated if a])
+        self.indent -= 1
+        self.op("}")
+
+    def gen_while(self, scope):
+        """An scf.while that counts to a constant (0-3 iterations), with GPU
+        work in its `before` region (run once more than the body) and in
+        its body."""
+        rng = self.rng
+        n = self.fresh()[2:]
+        i, j, c, r = f"%w{n}", f"%v{n}", f"%wc{n}", f"%wr{n}"
+        self.op(f"{r} = scf.while ({i} = %c0) : (index) -> index {{")
+        self.indent += 1
+        before = scope.child()
+        before.indices.append(i)
+        self.block(before, rng.randint(0, 2))
+        self.op(f"{c} = arith.cmpi slt, {i}, %c{rng.randrange(4)} : index")
+        self.op(f"scf.condition({c}) {i} : index")
+        self.indent -= 1
+        self.op("} do {")
+        self.op(f"^bb0({j}: index):")
+        self.indent += 1
+        body = scope.child()
+        body.indices.append(j)
+        self.block(body, rng.randint(1, 3))
+        k = self.fresh()
+        self.op(f"{k} = arith.addi {j}, %c1 : index")
+        self.op(f"scf.yield {k} : index")
+        self.indent -= 1
+        self.op("}")
+
+    def gen_execute_region(self, scope):
+        self.op("scf.execute_region {")
+        self.indent += 1
+        self.block(scope.child(), self.rng.randint(1, 3))
+        self.op("scf.yield")
         self.indent -= 1
         self.op("}")
 

@@ -6,8 +6,10 @@ and records the dynamic trace: every GPU op instance with the set of GPU op
 instances that happen before it, and every host access. It reads the pass
 output as a program and trusts nothing the pass says about itself:
 
-  - scf.for is unrolled (constant bounds), scf.if and scf.index_switch take
-    the branch that their operand selects, func.call runs the callee's body;
+  - scf.for is unrolled (constant bounds), scf.while runs its regions until
+    its condition is false, scf.if and scf.index_switch take the branch
+    that their operand selects, scf.execute_region runs its region,
+    func.call runs the callee's body;
     values flow through block arguments (iter_args), scf.yield, op results;
   - a memref value is the buffer it points to: function arguments and each
     execution of gpu.alloc / memref.alloc / memref.alloca are buffers; a view
@@ -62,6 +64,7 @@ BINARY = {"arith.addi": lambda a, b: a + b, "arith.subi": lambda a, b: a - b,
           "arith.ori": lambda a, b: a | b, "arith.xori": lambda a, b: a ^ b,
           "arith.maxsi": max, "arith.minsi": min}
 MAX_STEPS = 100000
+MAX_WHILE_ITERATIONS = 100
 
 
 class Unsupported(Exception):
@@ -129,8 +132,8 @@ class Trace:
     def __init__(self):
         self.instances = []
         self.host_syncs = 0        # synchronous gpu.wait executed
-        self.loop_syncs = 0        # ... of them inside an scf.for body
-        self.loop_iterations = 0   # scf.for bodies executed
+        self.loop_syncs = 0        # ... of them inside a loop body
+        self.loop_iterations = 0   # loop bodies executed
 
     def signature(self):
         """What must not change between the pass input and output: each
@@ -274,7 +277,7 @@ class Interpreter:
             self.steps += 1
             if self.steps > MAX_STEPS:
                 raise Unsupported(f"more than {MAX_STEPS} ops executed")
-            if op.name in ("scf.yield", "func.return"):
+            if op.name in ("scf.yield", "func.return", "scf.condition"):
                 return [self.value(env, v) for v in op.operands]
             self.execute(op, env)
         return []
@@ -307,6 +310,8 @@ class Interpreter:
             return self.gpu_op(op, env)
         if name == "scf.for":
             return self.scf_for(op, env)
+        if name == "scf.while":
+            return self.scf_while(op, env)
         if name == "scf.if":
             return self.scf_if(op, env)
         if name == "scf.index_switch":
@@ -410,6 +415,29 @@ class Interpreter:
             values = self.region(op.regions[0], [iv] + values, env)
             self.path.pop()
             self.trace.loop_iterations += 1
+        self.loop_depth -= 1
+        self.bind(op, env, values)
+
+    def scf_while(self, op, env):
+        values = [self.value(env, v) for v in op.operands]
+        label = self.where(op, "while")
+        self.loop_depth += 1
+        iteration = 0
+        while True:
+            self.path.append(f"{label} i={iteration}")
+            cond, *values = self.region(op.regions[0], values, env)
+            if cond is None:
+                raise Unsupported("scf.while on an unknown condition")
+            if not cond:
+                self.path.pop()
+                break
+            values = self.region(op.regions[1], values, env)
+            self.path.pop()
+            self.trace.loop_iterations += 1
+            iteration += 1
+            if iteration > MAX_WHILE_ITERATIONS:
+                raise Unsupported(f"scf.while over {MAX_WHILE_ITERATIONS} "
+                                  "iterations")
         self.loop_depth -= 1
         self.bind(op, env, values)
 

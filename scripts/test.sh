@@ -8,7 +8,8 @@
 #   scripts/test.sh -- LIT_ARGS   # extra lit arguments (e.g. --filter gpu)
 #
 # Then checks -gpu-async-region with a random-program oracle
-# (scripts/async-region-oracle.py, one test) and, where the CUDA toolkit is
+# (scripts/async-region-oracle.py, one test per run), fuzzes the series'
+# passes (scripts/fuzz-passes.py, one test) and, where the CUDA toolkit is
 # installed, builds the CUDA integration tests as native executables and runs
 # their host side with the checking runtime (scripts/cuda-suite.sh;
 # CUDA_SUITE=0 leaves that out). Ends with one line "N passed, N failed, N
@@ -71,20 +72,28 @@ lit_line=$(python3 "${REPO_ROOT}/ci/lit-summary.py" "$results") || status=1
 echo "$lit_line"
 read -r passed _ failed _ skipped _ <<<"$(tail -1 <<<"$lit_line")"
 
-# -gpu-async-region against the memory accesses of 1000 random programs: no
-# conflicting pair may lose its order (scripts/async-region-oracle.py).
-# With dependences (max-streams=0, from 0014 on), the lowered programs also
-# run with the checking runtime (from 0007 on).
+# -gpu-async-region against the memory accesses of 1000 random programs per
+# run: no conflicting pair may lose its order, every output must verify
+# (scripts/async-region-oracle.py). With dependences (max-streams=0, from 0014
+# on) also programs with loops, branches, calls and views, and the lowered
+# programs run with the checking runtime (from 0007 on). Then the series'
+# passes on 200 mutants of their own tests: no crash, no invalid output
+# (scripts/fuzz-passes.py).
 oracle_runs=("-gpu-async-region")
+dependences=
 if [[ $("${BUILD_DIR}/bin/mlir-opt" --help) == *max-streams* ]] &&
   [[ -f ${BUILD_DIR}/lib/libmlir_gpu_check_runtime.so ]]; then
-  oracle_runs+=("-gpu-async-region=max-streams=0 --run")
+  dependences=1
+  oracle_runs+=("-gpu-async-region=max-streams=0 --run"
+    "-gpu-async-region --control-flow"
+    "-gpu-async-region=max-streams=0 --control-flow --run")
 fi
 if ((${#lit_extra[@]} == 0)); then
   for oracle in "${oracle_runs[@]}"; do
-    read -r pass_args run_flag <<<"$oracle"
+    read -r pass_args flags <<<"$oracle"
+    # shellcheck disable=SC2086 # flags are words
     if python3 "${REPO_ROOT}/scripts/async-region-oracle.py" -n 1000 --seed 1 \
-      "--pass-args=${pass_args}" ${run_flag:+"$run_flag"}; then
+      "--pass-args=${pass_args}" $flags; then
       passed=$((passed + 1))
     else
       echo "FAIL: async-region oracle (${oracle})"
@@ -92,6 +101,16 @@ if ((${#lit_extra[@]} == 0)); then
       status=1
     fi
   done
+  if [[ -n $dependences ]]; then
+    if python3 "${REPO_ROOT}/scripts/fuzz-passes.py" -n 200 --seed 1 -q \
+      --out "${BUILD_DIR}/fuzz-passes"; then
+      passed=$((passed + 1))
+    else
+      echo "FAIL: pass fuzzing (scripts/fuzz-passes.py -n 200 --seed 1)"
+      failed=$((failed + 1))
+      status=1
+    fi
+  fi
 fi
 
 # The CUDA integration tests as native executables, built wherever the CUDA

@@ -147,6 +147,21 @@ module attributes {gpu.container_module} {
     return
   }
 
+  // The same for a dependency listed twice: waited for once, destroyed once.
+  // CHECK-LABEL: llvm.func @event_dependency_listed_twice
+  func.func @event_dependency_listed_twice(%t : !gpu.async.token, %sz : index,
+                                           %f : f32) {
+    // CHECK: %[[S:.*]] = llvm.call @mgpuStreamCreate()
+    // CHECK-NEXT: llvm.call @mgpuStreamWaitEvent(%[[S]], %arg0)
+    // CHECK-NEXT: llvm.call @mgpuEventDestroy(%arg0)
+    // CHECK-NOT: %arg0
+    // CHECK: gpu.launch_func <%[[S]] : !llvm.ptr>
+    %t1 = gpu.launch_func async [%t, %t] @kernels::@kernel
+        blocks in (%sz, %sz, %sz) threads in (%sz, %sz, %sz) args(%f : f32)
+    gpu.wait [%t1]
+    return
+  }
+
   // An unused event token is only released.
   // CHECK-LABEL: llvm.func @unused_event
   func.func @unused_event(%t : !gpu.async.token) {

@@ -126,6 +126,32 @@ module attributes {gpu.container_module} {
     return
   }
 
+  // Where the successor the stream dies in has no other predecessor, the
+  // destroy goes at its start.
+  // CHECK-LABEL: llvm.func @branch_single_predecessor
+  func.func @branch_single_predecessor(%sz : index, %f : f32, %c : i1) {
+    // CHECK: %[[S:.*]] = llvm.call @mgpuStreamCreate()
+    // CHECK: llvm.cond_br %{{.*}}, ^[[USE:.*]], ^[[SKIP:.*]]
+    %t0 = gpu.wait async
+    %t1 = gpu.launch_func async [%t0] @kernels::@kernel
+        blocks in (%sz, %sz, %sz) threads in (%sz, %sz, %sz) args(%f : f32)
+    cf.cond_br %c, ^use, ^skip
+  // CHECK: ^[[USE]]:
+  // CHECK-NEXT: llvm.call @mgpuStreamSynchronize(%[[S]])
+  // CHECK-NEXT: llvm.call @mgpuStreamDestroy(%[[S]])
+  // CHECK-NEXT: llvm.br ^[[EXIT:[^ ]*]]
+  // CHECK: ^[[SKIP]]:
+  // CHECK-NEXT: llvm.call @mgpuStreamDestroy(%[[S]])
+  // CHECK-NEXT: llvm.br ^[[EXIT]]
+  ^use:
+    gpu.wait [%t1]
+    cf.br ^exit
+  ^skip:
+    cf.br ^exit
+  ^exit:
+    return
+  }
+
   // A stream that leaves the region (here yielded out of async.execute, which
   // records an event and destroys the stream itself) is left alone.
   // CHECK-LABEL: llvm.func @escapes

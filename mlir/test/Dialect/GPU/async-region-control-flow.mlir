@@ -245,6 +245,43 @@ module attributes {gpu.container_module} {
     return
   }
 
+  // scf.while carries a token like scf.for: the `before` region gets the work
+  // of the previous iterations and forwards its own to the `after` region,
+  // which yields its work to the next iteration; no host wait in either
+  // region. The host load after the loop waits for the loop's token.
+  // CHECK-LABEL: func @while_loop
+  // CHECK: %[[INIT:.*]] = gpu.wait async
+  // CHECK-NEXT: %[[R:.*]]:2 = scf.while (%{{.*}} = %{{.*}}, %[[C:.*]] = %[[INIT]]) : (index, !gpu.async.token) -> (index, !gpu.async.token)
+  // CHECK-NEXT: %[[B:.*]] = gpu.launch_func async [%[[C]]] @kernels::@update
+  // CHECK-NEXT: arith.cmpi
+  // CHECK-NEXT: scf.condition(%{{.*}}) %{{.*}}, %[[B]] : index, !gpu.async.token
+  // CHECK-NEXT: } do {
+  // CHECK-NEXT: ^bb0(%{{.*}}: index, %[[F:.*]]: !gpu.async.token):
+  // CHECK-NEXT: %[[T:.*]] = gpu.launch_func async [%[[F]]] @kernels::@update
+  // CHECK-NEXT: arith.addi
+  // CHECK-NEXT: scf.yield %{{.*}}, %[[T]] : index, !gpu.async.token
+  // CHECK-NEXT: }
+  // CHECK-NEXT: gpu.wait [%[[R]]#1]
+  // CHECK-NEXT: memref.load
+  func.func @while_loop(%a : memref<16xf32>, %n : index) -> f32 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %r = scf.while (%i = %c0) : (index) -> index {
+      gpu.launch_func @kernels::@update blocks in (%c1, %c1, %c1)
+          threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      %cond = arith.cmpi slt, %i, %n : index
+      scf.condition(%cond) %i : index
+    } do {
+    ^bb0(%j : index):
+      gpu.launch_func @kernels::@update blocks in (%c1, %c1, %c1)
+          threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      %next = arith.addi %j, %c1 : index
+      scf.yield %next : index
+    }
+    %v = memref.load %a[%c0] : memref<16xf32>
+    return %v : f32
+  }
+
   // A buffer that scf.if yields may be either allocation: the memset of the
   // result waits for both, although neither was looked up when it was made.
   // CHECK-LABEL: func @if_yields_allocation
@@ -270,8 +307,9 @@ module attributes {gpu.container_module} {
 
 // A synchronous gpu.alloc and a memset of it, then a GPU op on it in a nested
 // region: the op inside depends on the memset (a value of the enclosing
-// block), and the output verifies. Regions that cannot pass a token out wait
-// for their own work at their end.
+// block), and the output verifies. scf.while and scf.execute_region pass a
+// token out; the regions of other ops (scf.parallel, async.execute) wait for
+// their own work at their end.
 
 module attributes {gpu.container_module} {
   gpu.module @kernels {
@@ -286,12 +324,13 @@ module attributes {gpu.container_module} {
   // CHECK-LABEL: func @alloc_then_while
   // CHECK: %[[A:.*]], %[[TA:.*]] = gpu.alloc async () : memref<16xf32>
   // CHECK-NEXT: %[[M:.*]] = gpu.memset async [%[[TA]]] %[[A]]
-  // CHECK-NEXT: scf.while
-  // CHECK: } do {
-  // CHECK-NEXT: %[[T:.*]] = gpu.launch_func async [%[[M]]] @kernels::@update
-  // CHECK-NEXT: gpu.wait [%[[T]]]
-  // CHECK-NEXT: scf.yield
-  // CHECK: gpu.wait [%[[M]]]
+  // CHECK-NEXT: %[[R:.*]] = scf.while (%[[C:.*]] = %[[M]]) : (!gpu.async.token) -> !gpu.async.token
+  // CHECK-NEXT: scf.condition(%{{.*}}) %[[C]] : !gpu.async.token
+  // CHECK-NEXT: } do {
+  // CHECK-NEXT: ^bb0(%[[F:.*]]: !gpu.async.token):
+  // CHECK-NEXT: %[[T:.*]] = gpu.launch_func async [%[[F]]] @kernels::@update
+  // CHECK-NEXT: scf.yield %[[T]] : !gpu.async.token
+  // CHECK: gpu.wait [%[[R]]]
   // CHECK-NEXT: return
   func.func @alloc_then_while(%f : f32, %cond : i1) {
     %c1 = arith.constant 1 : index
@@ -310,10 +349,11 @@ module attributes {gpu.container_module} {
   // CHECK-LABEL: func @alloc_then_execute_region
   // CHECK: %[[A:.*]], %[[TA:.*]] = gpu.alloc async () : memref<16xf32>
   // CHECK-NEXT: %[[M:.*]] = gpu.memset async [%[[TA]]] %[[A]]
-  // CHECK-NEXT: scf.execute_region {
+  // CHECK-NEXT: %[[R:.*]] = scf.execute_region -> !gpu.async.token {
   // CHECK-NEXT: %[[T:.*]] = gpu.launch_func async [%[[M]]] @kernels::@update
-  // CHECK-NEXT: gpu.wait [%[[T]]]
-  // CHECK-NEXT: scf.yield
+  // CHECK-NEXT: scf.yield %[[T]] : !gpu.async.token
+  // CHECK: gpu.wait [%[[M]], %[[R]]]
+  // CHECK-NEXT: return
   func.func @alloc_then_execute_region(%f : f32) {
     %c1 = arith.constant 1 : index
     %a = gpu.alloc () : memref<16xf32>

@@ -369,13 +369,23 @@ Accesses GpuAccessAnalysis::getGpuAccesses(Operation *op) {
   return result;
 }
 
+/// Returns whether `op` is a region op whose regions the dependence mode can
+/// pass tokens through: scf.for, scf.while, scf.if, scf.index_switch and
+/// scf.execute_region, with single-block regions.
+static bool passesTokens(Operation *op) {
+  return isa<scf::ForOp, scf::WhileOp, scf::IfOp, scf::IndexSwitchOp,
+             scf::ExecuteRegionOp>(op) &&
+         llvm::all_of(op->getRegions(), [](Region &region) {
+           return region.empty() || region.hasOneBlock();
+         });
+}
+
 /// Returns whether `op` is a GPU op the dependence mode schedules, or holds
-/// one in a region it passes tokens through (scf.for, scf.if,
-/// scf.index_switch).
+/// one in a region it passes tokens through (see passesTokens).
 static bool holdsCarriedGpuWork(Operation *op) {
   if (getAsyncOp(op))
     return true;
-  if (!isa<scf::ForOp, scf::IfOp, scf::IndexSwitchOp>(op))
+  if (!passesTokens(op))
     return false;
   for (Region &region : op->getRegions())
     for (Block &block : region)
@@ -609,11 +619,12 @@ private:
 
 namespace {
 /// A token the schedule refers to: the token of a GPU op, the token that a
-/// region op (scf.for, scf.if, scf.index_switch) gets as a result for the GPU
-/// work of its regions, or the token an scf.for gets as an iter_arg for the
-/// GPU work of the previous iterations. The ops are those of the IR before
-/// the rewrite.
-enum class TokenKind : unsigned { Op, Result, Carried };
+/// region op (see passesTokens) gets as a result for the GPU work of its
+/// regions, the token an scf.for or scf.while gets as an iter_arg for the GPU
+/// work of the previous iterations (in the `before` region of scf.while), or
+/// the token the `before` region of scf.while forwards to its `after` region.
+/// The ops are those of the IR before the rewrite.
+enum class TokenKind : unsigned { Op, Result, Carried, Forwarded };
 using TokenNode = llvm::PointerIntPair<Operation *, 2, TokenKind>;
 
 /// One step of the rewrite, in program order.
@@ -625,8 +636,8 @@ struct ScheduleStep {
     /// Wait on the host for `tokens`, before `op` (at the end of `block` if
     /// `op` is null).
     HostWait,
-    /// Give scf.for `op` a token iter_arg, initialized with the join of
-    /// `tokens`.
+    /// Give scf.for or scf.while `op` a token iter_arg, initialized with the
+    /// join of `tokens` (and scf.while a token its `before` region forwards).
     CarryIntoLoop,
     /// Yield the join of `tokens` from region `region` of `op` (for a loop
     /// with no tokens, the iter_arg).
@@ -694,6 +705,7 @@ private:
   void scheduleHostOp(Operation *op, const Accesses &hostAccesses,
                       PendingWork &pending);
   LogicalResult scheduleLoop(scf::ForOp loop, PendingWork &pending);
+  LogicalResult scheduleWhile(scf::WhileOp loop, PendingWork &pending);
   LogicalResult scheduleBranches(Operation *op, PendingWork &pending);
   LogicalResult scheduleNested(Operation *op, PendingWork &pending);
 
@@ -736,7 +748,9 @@ static TokenNode opToken(Operation *op) { return {op, TokenKind::Op}; }
 /// The block in which `token` is defined.
 static Block *getDefiningBlock(TokenNode token) {
   if (token.getInt() == TokenKind::Carried)
-    return &cast<scf::ForOp>(token.getPointer()).getRegion().front();
+    return &token.getPointer()->getRegion(0).front();
+  if (token.getInt() == TokenKind::Forwarded)
+    return &token.getPointer()->getRegion(1).front();
   return token.getPointer()->getBlock();
 }
 
@@ -956,6 +970,48 @@ LogicalResult AsyncDependenceAnalysis::scheduleLoop(scf::ForOp loop,
   return success();
 }
 
+LogicalResult AsyncDependenceAnalysis::scheduleWhile(scf::WhileOp loop,
+                                                     PendingWork &pending) {
+  // As for scf.for: the iter_arg of the `before` region stands for the work
+  // of the previous iterations, both regions' (before the first iteration,
+  // for the pending work that conflicts with them). The `before` region
+  // forwards the join of the work it leaves pending, with the previous
+  // iterations', to the `after` region and, once the loop ends, as the
+  // token result; the `after` region yields its work to the next iteration.
+  Accesses loopAccesses = accesses.getNestedGpuAccesses(loop);
+  SmallVector<TokenNode> init = getConflicts(pending, loopAccesses);
+  dropImplied(init);
+  LDBG() << "scf.while carries a token, initialized with " << init.size()
+         << " token(s)";
+  schedule.push_back({ScheduleStep::Kind::CarryIntoLoop, loop, nullptr, 0,
+                      SmallVector<TokenNode>(init)});
+  TokenNode carried(loop, TokenKind::Carried);
+  TokenNode forwarded(loop, TokenKind::Forwarded);
+  TokenNode result(loop, TokenKind::Result);
+  for (TokenNode token : {carried, forwarded, result})
+    dependencies[token].assign(init.begin(), init.end());
+  for (TokenNode token : init)
+    pending.open.erase(token);
+
+  TokenNode regionTokens[] = {carried, forwarded};
+  for (auto [index, token] : llvm::enumerate(regionTokens)) {
+    Block &block = loop->getRegion(index).front();
+    PendingWork inner = pending;
+    open(inner, token);
+    record(inner, token, loopAccesses, /*merge=*/true);
+    if (failed(scheduleBlock(block, inner)))
+      return failure();
+    schedule.push_back({ScheduleStep::Kind::Yield, loop, nullptr,
+                        static_cast<unsigned>(index),
+                        getOpenTokens(inner, &block)});
+  }
+  schedule.push_back({ScheduleStep::Kind::AddResult, loop, nullptr, 0, {}});
+
+  open(pending, result);
+  record(pending, result, loopAccesses, /*merge=*/true);
+  return success();
+}
+
 LogicalResult AsyncDependenceAnalysis::scheduleBranches(Operation *op,
                                                         PendingWork &pending) {
   // Each region starts with the work pending before `op` and yields the join
@@ -1025,10 +1081,13 @@ LogicalResult AsyncDependenceAnalysis::scheduleOp(Operation *op,
   if (op->getNumRegions() != 0) {
     if (isMemoryEffectFree(op))
       return success();
-    if (auto loop = dyn_cast<scf::ForOp>(op); loop && holdsCarriedGpuWork(op))
-      return scheduleLoop(loop, pending);
-    if (isa<scf::IfOp, scf::IndexSwitchOp>(op) && holdsCarriedGpuWork(op))
+    if (holdsCarriedGpuWork(op)) {
+      if (auto loop = dyn_cast<scf::ForOp>(op))
+        return scheduleLoop(loop, pending);
+      if (auto loop = dyn_cast<scf::WhileOp>(op))
+        return scheduleWhile(loop, pending);
       return scheduleBranches(op, pending);
+    }
     return scheduleNested(op, pending);
   }
   if (!isMemoryEffectFree(op))
@@ -1083,6 +1142,9 @@ private:
     return replacement ? replacement : op;
   }
   void addResult(Operation *op);
+  /// Recreates `loop` with a token iter_arg initialized with the join of
+  /// `tokens`, which each region passes on until its Yield step.
+  void carryIntoWhile(scf::WhileOp loop, ArrayRef<TokenNode> tokens);
 
   IRRewriter rewriter;
   DenseMap<TokenNode, Value> values;
@@ -1132,6 +1194,36 @@ void AsyncScheduleRewriter::addResult(Operation *op) {
   values[TokenNode(op, TokenKind::Result)] = newOp->getResults().back();
 }
 
+void AsyncScheduleRewriter::carryIntoWhile(scf::WhileOp loop,
+                                           ArrayRef<TokenNode> tokens) {
+  Location loc = loop.getLoc();
+  rewriter.setInsertionPoint(loop);
+  Value init = join(loc, tokens);
+  SmallVector<Value> inits(loop.getInits());
+  inits.push_back(init);
+  SmallVector<Type> resultTypes(loop.getResultTypes());
+  resultTypes.push_back(init.getType());
+  auto newLoop = scf::WhileOp::create(rewriter, loc, resultTypes, inits,
+                                      /*beforeBuilder=*/nullptr,
+                                      /*afterBuilder=*/nullptr);
+  newLoop->setDiscardableAttrs(loop->getDiscardableAttrDictionary());
+  for (auto [from, to] :
+       llvm::zip_equal(loop->getRegions(), newLoop->getRegions()))
+    to.takeBody(from);
+  Block &before = newLoop.getBefore().front();
+  Block &after = newLoop.getAfter().front();
+  BlockArgument carried = before.addArgument(init.getType(), loc);
+  BlockArgument forwarded = after.addArgument(init.getType(), loc);
+  // Until the Yield steps, each region passes on the token it got.
+  newLoop.getConditionOp().getArgsMutable().append(carried);
+  newLoop.getYieldOp()->insertOperands(newLoop.getYieldOp()->getNumOperands(),
+                                       forwarded);
+  rewriter.replaceOp(loop, newLoop->getResults().drop_back());
+  replacements[loop] = newLoop;
+  values[TokenNode(loop, TokenKind::Carried)] = carried;
+  values[TokenNode(loop, TokenKind::Forwarded)] = forwarded;
+}
+
 LogicalResult AsyncScheduleRewriter::apply(ArrayRef<ScheduleStep> schedule) {
   for (const ScheduleStep &step : schedule) {
     switch (step.kind) {
@@ -1158,6 +1250,10 @@ LogicalResult AsyncScheduleRewriter::apply(ArrayRef<ScheduleStep> schedule) {
                    Type(), getValues(step.tokens));
       break;
     case ScheduleStep::Kind::CarryIntoLoop: {
+      if (auto loop = dyn_cast<scf::WhileOp>(step.op)) {
+        carryIntoWhile(loop, step.tokens);
+        break;
+      }
       auto loop = cast<scf::ForOp>(step.op);
       rewriter.setInsertionPoint(loop);
       Value init = join(loop.getLoc(), step.tokens);
@@ -1179,7 +1275,8 @@ LogicalResult AsyncScheduleRewriter::apply(ArrayRef<ScheduleStep> schedule) {
       Operation *terminator =
           op->getRegion(step.region).front().getTerminator();
       rewriter.setInsertionPoint(terminator);
-      if (isa<scf::ForOp>(op)) {
+      if (isa<scf::ForOp, scf::WhileOp>(op)) {
+        // Replaces the iter_arg that CarryIntoLoop passed on.
         if (!step.tokens.empty())
           terminator->setOperand(terminator->getNumOperands() - 1,
                                  join(op->getLoc(), step.tokens));
@@ -1190,7 +1287,9 @@ LogicalResult AsyncScheduleRewriter::apply(ArrayRef<ScheduleStep> schedule) {
       break;
     }
     case ScheduleStep::Kind::AddResult:
-      if (auto loop = dyn_cast<scf::ForOp>(getCurrent(step.op))) {
+      // A loop got its token result with its iter_arg.
+      if (Operation *loop = getCurrent(step.op);
+          isa<scf::ForOp, scf::WhileOp>(loop)) {
         values[TokenNode(step.op, TokenKind::Result)] =
             loop->getResults().back();
         break;

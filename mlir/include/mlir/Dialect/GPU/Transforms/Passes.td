@@ -103,15 +103,16 @@ def GpuAsyncRegionPass : Pass<"gpu-async-region", "func::FuncOp"> {
       allocated in the function and the other is a function argument.
 
     Across regions: GPU work pending before a region op is depended on
-    directly inside it. `scf.if` and `scf.index_switch` get a token result,
-    the join of what each region leaves pending; `scf.for` gets a token
-    iter_arg for the work of the previous iterations (an op in the body
-    depends on it only if it conflicts with what the body accesses) and a
-    token result. The blocks of
-    other region ops (`scf.while`, `scf.parallel`, `scf.execute_region`,
-    `async.execute`, unstructured control flow) end with a host wait for their
-    own GPU work. A `func.call` and other ops with unknown effects wait for
-    all pending GPU work.
+    directly inside it. `scf.if`, `scf.index_switch` and `scf.execute_region`
+    get a token result, the join of what each region leaves pending;
+    `scf.for` gets a token iter_arg for the work of the previous iterations
+    (an op in the body depends on it only if it conflicts with what the body
+    accesses) and a token result; `scf.while` gets that iter_arg in its
+    `before` region, which forwards it with its own work to the `after`
+    region and as the token result. The blocks of other region ops
+    (`scf.parallel`, `async.execute`, multi-block regions, unstructured
+    control flow) end with a host wait for their own GPU work. A `func.call`
+    and other ops with unknown effects wait for all pending GPU work.
   }];
   let dependentDialects = ["async::AsyncDialect"];
   let options = [Option<"maxStreams", "max-streams", "unsigned",
