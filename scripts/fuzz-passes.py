@@ -239,7 +239,8 @@ def split_function_type(text):
 
 
 HEADER_RE = re.compile(r'^(?:(?P<res>%[^"]*?) = )?"(?P<name>[^"]+)"\((?P<ops>[^)]*)\)')
-LABEL_RE = re.compile(r"^(?P<label>\^[\w$.-]+)(?:\((?P<args>.*)\))?:$")
+LABEL_RE = re.compile(
+    r"^(?P<label>\^[\w$.-]+)(?:\((?P<args>.*)\))?:(?:\s*//.*)?$")  # "// pred: ..."
 RESULT_GROUP_RE = re.compile(r"^(%[\w$.-]+)(?::(\d+))?$")
 
 

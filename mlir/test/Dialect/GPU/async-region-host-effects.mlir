@@ -1,7 +1,8 @@
 // RUN: mlir-opt -gpu-async-region %s | FileCheck %s
 
 // Host ops between GPU ops force a host synchronization only if they may
-// touch memory that the GPU work still in flight uses (seed 002).
+// touch memory that the GPU work still in flight uses (such as the fresh
+// buffers that two convolutions write, allocated between their launches).
 
 module attributes {gpu.container_module} {
   gpu.module @kernels {

@@ -4,17 +4,18 @@
 // -gpu-async-region on IR that is already partly async: existing tokens and
 // gpu.wait ops are kept, the current token is added once where the pass's
 // chain needs it, an op that is async already does not get a fresh
-// `gpu.wait async` of its own, and the result lowers (seed 001).
+// `gpu.wait async` of its own, and the result lowers.
 
 module attributes {gpu.container_module} {
 
-  // Seed 001's program: the dealloc names the alloc's token; the pass adds
-  // the memcpy's (the current one), once, and keeps the user's.
-  // CHECK-LABEL: func @seed_001
-  // LOWERED-LABEL: llvm.func @seed_001
+  // An allocation, a copy into it and a dealloc that names the allocation's
+  // token: the pass adds the copy's token (the current one), once, and keeps
+  // the user's.
+  // CHECK-LABEL: func @dealloc_names_alloc_token
+  // LOWERED-LABEL: llvm.func @dealloc_names_alloc_token
   // LOWERED-NOT: gpu.
   // LOWERED: llvm.return
-  func.func @seed_001() {
+  func.func @dealloc_names_alloc_token() {
     %c2 = arith.constant 2 : index
     %h = memref.alloca(%c2) : memref<?xf32>
     // CHECK: %[[T0:.*]] = gpu.wait async
