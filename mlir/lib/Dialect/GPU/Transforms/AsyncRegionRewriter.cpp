@@ -834,12 +834,16 @@ void AsyncDependenceAnalysis::dropImplied(
     SmallVectorImpl<TokenNode> &tokens) const {
   if (tokens.size() < 2)
     return;
-  DenseSet<TokenNode> implied;
+  // The lists are short: a linear search beats hashing.
+  SmallVector<ArrayRef<TokenNode>, 8> direct;
   for (TokenNode token : tokens)
     if (auto it = dependencies.find(token); it != dependencies.end())
-      implied.insert(it->second.begin(), it->second.end());
-  llvm::erase_if(tokens,
-                 [&](TokenNode token) { return implied.contains(token); });
+      direct.push_back(it->second);
+  llvm::erase_if(tokens, [&](TokenNode token) {
+    return llvm::any_of(direct, [&](ArrayRef<TokenNode> deps) {
+      return llvm::is_contained(deps, token);
+    });
+  });
 }
 
 void AsyncDependenceAnalysis::hostWait(PendingWork &pending,
@@ -878,10 +882,11 @@ void AsyncDependenceAnalysis::scheduleGpuOp(gpu::AsyncOpInterface asyncOp,
   Accesses opAccesses = accesses.getGpuAccesses(op);
   SmallVector<TokenNode> deps = getConflicts(pending, opAccesses, op);
   dropImplied(deps);
-  llvm::erase_if(deps, [&](TokenNode dep) {
-    Value value = getExistingValue(dep);
-    return value && llvm::is_contained(existing, value);
-  });
+  if (!existing.empty())
+    llvm::erase_if(deps, [&](TokenNode dep) {
+      Value value = getExistingValue(dep);
+      return value && llvm::is_contained(existing, value);
+    });
   // Independent work starts a new stream, unless `maxStreams` chains are
   // open already: it then continues the oldest one.
   if (deps.empty() && existing.empty() && maxStreams != 0 &&
