@@ -1194,6 +1194,34 @@ static std::optional<bool> isSpMMCusparseLtOp(Value dnTensor) {
   return result;
 }
 
+/// Returns whether `spMat`, a sparse matrix handle `op` uses, is a cusparseLt
+/// matrix; a match failure (with the reason) if that cannot be told.
+static FailureOr<bool> is2To4SparsityFor(Operation *op, Value spMat,
+                                         ConversionPatternRewriter &rewriter) {
+  if (std::optional<bool> is2To4 = is2To4Sparsity(spMat))
+    return *is2To4;
+  return rewriter.notifyMatchFailure(
+      op, "the sparse matrix handle was not created by a gpu.create_* op in "
+          "this function: cannot tell whether it is a cusparseLt matrix");
+}
+
+/// Returns whether dense tensor handle `dnTensor`, which `op` creates or
+/// destroys, is a cusparseLt matrix (a 2-D tensor used by a gpu.spmm with a
+/// 2:4 sparse matrix); a match failure (with the reason) if that cannot be
+/// told.
+static FailureOr<bool>
+isCusparseLtDnTensorFor(Operation *op, Value dnTensor, size_t rank,
+                        ConversionPatternRewriter &rewriter) {
+  if (rank != 2)
+    return false;
+  if (std::optional<bool> cusparseLt = isSpMMCusparseLtOp(dnTensor))
+    return *cusparseLt;
+  return rewriter.notifyMatchFailure(
+      op, "a gpu.spmm that uses the handle has a sparse matrix operand that "
+          "was not created in this function: cannot tell whether it is a "
+          "cusparseLt matrix");
+}
+
 // Returns whether all operands are of LLVM type.
 static LogicalResult areAllLLVMTypes(Operation *op, ValueRange operands,
                                      ConversionPatternRewriter &rewriter) {
@@ -1728,12 +1756,10 @@ LogicalResult ConvertCreateDnTensorOpToGpuRuntimeCallPattern::matchAndRewrite(
     ConversionPatternRewriter &rewriter) const {
   if (failed(areAllLLVMTypes(op, adaptor.getOperands(), rewriter)))
     return failure();
-  std::optional<bool> cusparseLt = isSpMMCusparseLtOp(op.getDnTensor());
-  if (op.getDims().size() == 2 && !cusparseLt)
-    return rewriter.notifyMatchFailure(
-        op, "a gpu.spmm that uses the handle has a sparse matrix operand that "
-            "was not created in this function: cannot tell whether to create "
-            "a cusparseLt matrix");
+  FailureOr<bool> cusparseLt = isCusparseLtDnTensorFor(
+      op, op.getDnTensor(), op.getDims().size(), rewriter);
+  if (failed(cusparseLt))
+    return failure();
   Location loc = op.getLoc();
   Value stream =
       getStreamForAsyncOp(op, adaptor.getAsyncDependencies(), rewriter);
@@ -1792,12 +1818,10 @@ LogicalResult ConvertDestroyDnTensorOpToGpuRuntimeCallPattern::matchAndRewrite(
     return rewriter.notifyMatchFailure(
         op, "the dense tensor handle was not created by gpu.create_dn_tensor "
             "in this function: cannot tell its rank");
-  std::optional<bool> cusparseLt = isSpMMCusparseLtOp(op.getDnTensor());
-  if (definingOp.getDims().size() == 2 && !cusparseLt)
-    return rewriter.notifyMatchFailure(
-        op, "a gpu.spmm that uses the handle has a sparse matrix operand that "
-            "was not created in this function: cannot tell whether to destroy "
-            "a cusparseLt matrix");
+  FailureOr<bool> cusparseLt = isCusparseLtDnTensorFor(
+      op, op.getDnTensor(), definingOp.getDims().size(), rewriter);
+  if (failed(cusparseLt))
+    return failure();
   Location loc = op.getLoc();
   Value stream =
       getStreamForAsyncOp(op, adaptor.getAsyncDependencies(), rewriter);
@@ -1947,11 +1971,9 @@ LogicalResult ConvertDestroySpMatOpToGpuRuntimeCallPattern::matchAndRewrite(
     ConversionPatternRewriter &rewriter) const {
   if (failed(areAllLLVMTypes(op, adaptor.getOperands(), rewriter)))
     return failure();
-  std::optional<bool> is2To4 = is2To4Sparsity(op.getSpmat());
-  if (!is2To4)
-    return rewriter.notifyMatchFailure(
-        op, "the sparse matrix handle was not created by a gpu.create_* op in "
-            "this function: cannot tell whether it is a cusparseLt matrix");
+  FailureOr<bool> is2To4 = is2To4SparsityFor(op, op.getSpmat(), rewriter);
+  if (failed(is2To4))
+    return failure();
   Location loc = op.getLoc();
   Value stream =
       getStreamForAsyncOp(op, adaptor.getAsyncDependencies(), rewriter);
@@ -2012,11 +2034,9 @@ LogicalResult ConvertSpMMBufferSizeOpToGpuRuntimeCallPattern::matchAndRewrite(
     ConversionPatternRewriter &rewriter) const {
   if (failed(areAllLLVMTypes(op, adaptor.getOperands(), rewriter)))
     return failure();
-  std::optional<bool> is2To4 = is2To4Sparsity(op.getSpmatA());
-  if (!is2To4)
-    return rewriter.notifyMatchFailure(
-        op, "the sparse matrix handle was not created by a gpu.create_* op in "
-            "this function: cannot tell whether it is a cusparseLt matrix");
+  FailureOr<bool> is2To4 = is2To4SparsityFor(op, op.getSpmatA(), rewriter);
+  if (failed(is2To4))
+    return failure();
   Location loc = op.getLoc();
   auto modeA = genConstInt32From(rewriter, loc, adaptor.getModeA());
   auto modeB = genConstInt32From(rewriter, loc, adaptor.getModeB());
@@ -2098,11 +2118,9 @@ LogicalResult ConvertSpMMOpToGpuRuntimeCallPattern::matchAndRewrite(
     ConversionPatternRewriter &rewriter) const {
   if (failed(areAllLLVMTypes(op, adaptor.getOperands(), rewriter)))
     return failure();
-  std::optional<bool> is2To4 = is2To4Sparsity(op.getSpmatA());
-  if (!is2To4)
-    return rewriter.notifyMatchFailure(
-        op, "the sparse matrix handle was not created by a gpu.create_* op in "
-            "this function: cannot tell whether it is a cusparseLt matrix");
+  FailureOr<bool> is2To4 = is2To4SparsityFor(op, op.getSpmatA(), rewriter);
+  if (failed(is2To4))
+    return failure();
   Location loc = op.getLoc();
   auto modeA = genConstInt32From(rewriter, loc, adaptor.getModeA());
   auto modeB = genConstInt32From(rewriter, loc, adaptor.getModeB());
