@@ -704,8 +704,7 @@ private:
   void scheduleUserWait(gpu::WaitOp wait, PendingWork &pending);
   void scheduleHostOp(Operation *op, const Accesses &hostAccesses,
                       PendingWork &pending);
-  LogicalResult scheduleLoop(scf::ForOp loop, PendingWork &pending);
-  LogicalResult scheduleWhile(scf::WhileOp loop, PendingWork &pending);
+  LogicalResult scheduleLoop(Operation *loop, PendingWork &pending);
   LogicalResult scheduleBranches(Operation *op, PendingWork &pending);
   LogicalResult scheduleNested(Operation *op, PendingWork &pending);
 
@@ -939,66 +938,34 @@ void AsyncDependenceAnalysis::scheduleHostOp(Operation *op,
     hostWait(pending, getConflicts(pending, hostAccesses), op);
 }
 
-LogicalResult AsyncDependenceAnalysis::scheduleLoop(scf::ForOp loop,
+LogicalResult AsyncDependenceAnalysis::scheduleLoop(Operation *loop,
                                                     PendingWork &pending) {
   // The iter_arg stands for the work of the previous iterations, which
-  // accessed what the body accesses; before the first iteration, for the
-  // pending work that conflicts with the body.
-  Accesses bodyAccesses = accesses.getNestedGpuAccesses(loop);
-  SmallVector<TokenNode> init = getConflicts(pending, bodyAccesses);
-  dropImplied(init);
-  LDBG() << "scf.for carries a token, initialized with " << init.size()
-         << " token(s)";
-  schedule.push_back({ScheduleStep::Kind::CarryIntoLoop, loop, nullptr, 0,
-                      SmallVector<TokenNode>(init)});
-  TokenNode carried(loop, TokenKind::Carried);
-  TokenNode result(loop, TokenKind::Result);
-  dependencies[carried].assign(init.begin(), init.end());
-  dependencies[result].assign(init.begin(), init.end());
-
-  Block &body = loop.getRegion().front();
-  PendingWork inner = pending;
-  for (TokenNode token : init)
-    inner.open.erase(token);
-  open(inner, carried);
-  record(inner, carried, bodyAccesses, /*merge=*/true);
-  if (failed(scheduleBlock(body, inner)))
-    return failure();
-  schedule.push_back({ScheduleStep::Kind::Yield, loop, nullptr, 0,
-                      SmallVector<TokenNode>(getOpenTokens(inner, &body))});
-  schedule.push_back({ScheduleStep::Kind::AddResult, loop, nullptr, 0, {}});
-
-  for (TokenNode token : init)
-    pending.open.erase(token);
-  open(pending, result);
-  record(pending, result, bodyAccesses, /*merge=*/true);
-  return success();
-}
-
-LogicalResult AsyncDependenceAnalysis::scheduleWhile(scf::WhileOp loop,
-                                                     PendingWork &pending) {
-  // As for scf.for: the iter_arg of the `before` region stands for the work
-  // of the previous iterations, both regions' (before the first iteration,
-  // for the pending work that conflicts with them). The `before` region
-  // forwards the join of the work it leaves pending, with the previous
-  // iterations', to the `after` region and, once the loop ends, as the
-  // token result; the `after` region yields its work to the next iteration.
+  // accessed what the loop's regions access; before the first iteration, for
+  // the pending work that conflicts with them. scf.for's body starts with it.
+  // scf.while's `before` region does, and forwards the join of the work it
+  // leaves pending (with the iter_arg's) to the `after` region and, once the
+  // loop ends, as the token result; the last region yields its work to the
+  // next iteration.
   Accesses loopAccesses = accesses.getNestedGpuAccesses(loop);
   SmallVector<TokenNode> init = getConflicts(pending, loopAccesses);
   dropImplied(init);
-  LDBG() << "scf.while carries a token, initialized with " << init.size()
-         << " token(s)";
+  LDBG() << OpWithFlags(loop, OpPrintingFlags().skipRegions())
+         << " carries a token, initialized with " << init.size() << " token(s)";
   schedule.push_back({ScheduleStep::Kind::CarryIntoLoop, loop, nullptr, 0,
                       SmallVector<TokenNode>(init)});
-  TokenNode carried(loop, TokenKind::Carried);
-  TokenNode forwarded(loop, TokenKind::Forwarded);
+  // The token each region starts with.
+  SmallVector<TokenNode, 2> regionTokens = {
+      TokenNode(loop, TokenKind::Carried)};
+  if (isa<scf::WhileOp>(loop))
+    regionTokens.push_back(TokenNode(loop, TokenKind::Forwarded));
   TokenNode result(loop, TokenKind::Result);
-  for (TokenNode token : {carried, forwarded, result})
+  for (TokenNode token : regionTokens)
     dependencies[token].assign(init.begin(), init.end());
+  dependencies[result].assign(init.begin(), init.end());
   for (TokenNode token : init)
     pending.open.erase(token);
 
-  TokenNode regionTokens[] = {carried, forwarded};
   for (auto [index, token] : llvm::enumerate(regionTokens)) {
     Block &block = loop->getRegion(index).front();
     PendingWork inner = pending;
@@ -1087,10 +1054,8 @@ LogicalResult AsyncDependenceAnalysis::scheduleOp(Operation *op,
     if (isMemoryEffectFree(op))
       return success();
     if (holdsCarriedGpuWork(op)) {
-      if (auto loop = dyn_cast<scf::ForOp>(op))
-        return scheduleLoop(loop, pending);
-      if (auto loop = dyn_cast<scf::WhileOp>(op))
-        return scheduleWhile(loop, pending);
+      if (isa<scf::ForOp, scf::WhileOp>(op))
+        return scheduleLoop(op, pending);
       return scheduleBranches(op, pending);
     }
     return scheduleNested(op, pending);
