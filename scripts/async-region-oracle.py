@@ -803,9 +803,8 @@ def check_program(p, before, after, args, totals):
         totals.gpu += result.gpu
         totals.extra += result.extra
         totals.unneeded += result.unneeded
-        ordered = check_trace(trace, host_order=True)
-        totals.extra_host += ordered.extra
-        totals.unneeded_host += ordered.unneeded
+        totals.extra_host += result.extra_host
+        totals.unneeded_host += result.unneeded_host
         totals.syncs += trace.host_syncs
         totals.loop_syncs += trace.loop_syncs
         totals.iterations += trace.loop_iterations

@@ -552,9 +552,38 @@ class TraceCheck:
         self.gpu = 0           # GPU instances
         self.extra = 0         # GPU pairs ordered without a conflict chain
         self.unneeded = 0      # GPU pairs without a conflict chain
+        self.extra_host = 0    # the same, host order counting as a chain
+        self.unneeded_host = 0
 
 
-def check_trace(trace, keep=3, host_order=False):
+class _Chains:
+    """For each access, the instances that chains of dependences order
+    before it: conflicting accesses (through GPU or host ops) and, with
+    `host_order`, a host access and everything after it."""
+
+    def __init__(self, host_order):
+        self.host_order = host_order
+        self.need_w, self.need_a = {}, {}  # alias class -> needed closure mask
+        self.host = 0                      # what the host has had to wait for
+
+    def add(self, inst, bit):
+        """Records instance `inst` (mask `bit`); returns the mask of the
+        instances the chains order before it."""
+        needed = self.host
+        for buf, mode in inst.accesses:
+            closure = self.need_a if "W" in mode else self.need_w
+            needed |= closure.get(buf.alias_class, 0)
+        for buf, mode in inst.accesses:
+            c = buf.alias_class
+            self.need_a[c] = self.need_a.get(c, 0) | bit | needed
+            if "W" in mode:
+                self.need_w[c] = self.need_w.get(c, 0) | bit | needed
+        if inst.kind != "gpu" and self.host_order:
+            self.host |= needed
+        return needed
+
+
+def check_trace(trace, keep=3):
     """Checks every conflicting pair of a trace: each earlier GPU access must
     happen before the later access it conflicts with (same alias class, at
     least one write); earlier host accesses are ordered by construction (the
@@ -563,31 +592,24 @@ def check_trace(trace, keep=3, host_order=False):
     Also counts, over the GPU instance pairs (x before y in program order)
     that no chain of dependences orders ("unneeded"), those that the output
     orders anyway ("extra"); concurrency is 1 - extra / unneeded. A chain
-    links conflicting accesses (through GPU or host ops) and, with
-    `host_order`, also a host access to everything after it: the host must
-    wait for the GPU work its access conflicts with before it makes the
-    access, and issues later work only after that, so no schedule can run
-    that later work before the GPU work waited for. Without `host_order`
-    (the figure of the earlier oracle) such pairs count as unneeded, and
-    the ordering that every correct output has counts as lost concurrency.
+    links conflicting accesses (through GPU or host ops). The "_host" counts
+    also let a host access link to everything after it: the host must wait
+    for the GPU work its access conflicts with before it makes the access,
+    and issues later work only after that, so no schedule can run that later
+    work before the GPU work waited for. Without host order (the figure of
+    the earlier oracle) such pairs count as unneeded, and the ordering that
+    every correct output has counts as lost concurrency.
     """
     result = TraceCheck()
     writers, accessors = {}, {}          # alias class -> instance mask
-    need_w, need_a = {}, {}              # alias class -> needed closure mask
-    host_needed = 0                      # what the host has had to wait for
+    chains, host_chains = _Chains(False), _Chains(True)
     gpu_mask = 0
     for y, inst in enumerate(trace.instances):
         bit = 1 << y
         conflicts = 0
-        needed = host_needed
         for buf, mode in inst.accesses:
-            c = buf.alias_class
-            if "W" in mode:
-                conflicts |= accessors.get(c, 0)
-                needed |= need_a.get(c, 0)
-            else:
-                conflicts |= writers.get(c, 0)
-                needed |= need_w.get(c, 0)
+            earlier = accessors if "W" in mode else writers
+            conflicts |= earlier.get(buf.alias_class, 0)
         missing = conflicts & gpu_mask & ~inst.before
         if missing:
             result.violation_count += missing.bit_count()
@@ -600,16 +622,17 @@ def check_trace(trace, keep=3, host_order=False):
         for buf, mode in inst.accesses:
             c = buf.alias_class
             accessors[c] = accessors.get(c, 0) | bit
-            need_a[c] = need_a.get(c, 0) | bit | needed
             if "W" in mode:
                 writers[c] = writers.get(c, 0) | bit
-                need_w[c] = need_w.get(c, 0) | bit | needed
-        if inst.kind != "gpu" and host_order:
-            host_needed |= needed
+        needed = chains.add(inst, bit)
+        needed_host = host_chains.add(inst, bit)
         if inst.kind == "gpu":
             free = gpu_mask & ~needed
             result.unneeded += free.bit_count()
             result.extra += (free & inst.before).bit_count()
+            free = gpu_mask & ~needed_host
+            result.unneeded_host += free.bit_count()
+            result.extra_host += (free & inst.before).bit_count()
             result.gpu += 1
             gpu_mask |= bit
     return result
