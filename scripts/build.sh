@@ -5,21 +5,29 @@
 #   scripts/build.sh --worktree   # overlay build of the working branch as it is
 #   scripts/build.sh --full       # in-tree LLVM+MLIR build (big machines)
 #
+# Where Debian's LLVM/MLIR 23.1 packages cannot be installed on the host
+# (Debian 12), the compile steps run inside a Debian unstable sysroot
+# (scripts/install-deps.sh), and build/bin/mlir-opt, mlir-translate and
+# mlir-runner are wrappers that run the sysroot's binaries from the host.
+#
 # Overlay build: the MLIR libraries the series touches (and every library
 # whose sources include a header the series changes) are compiled from the
 # patched tree with assertions on; everything else comes from Debian's
-# prebuilt LLVM/MLIR 22.1.8. Results: build/bin (tools), build/lib (runtime
+# prebuilt LLVM/MLIR 23.1.x. Results: build/bin (tools), build/lib (runtime
 # libraries), build/test/lit.site.cfg.py.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 
 mode=overlay
 apply_args=()
+compile_only=
 for arg in "$@"; do
   case $arg in
     --worktree) apply_args=(--worktree) ;;
     --full) mode=full ;;
-    -h | --help) sed -n '2,12p' "$0"; exit 0 ;;
+    # Internal: the sysroot half of an overlay build (see below).
+    --compile-only) compile_only=1 ;;
+    -h | --help) sed -n '2,16p' "$0"; exit 0 ;;
     *) die "unknown argument '$arg' (see scripts/build.sh --help)" ;;
   esac
 done
@@ -28,9 +36,23 @@ if [[ $mode == full ]]; then
   exec "${REPO_ROOT}/scripts/build-full.sh" "${apply_args[@]}"
 fi
 
-"${REPO_ROOT}/scripts/install-deps.sh"
-"${REPO_ROOT}/scripts/apply.sh" "${apply_args[@]}"
+if [[ -z $compile_only ]]; then
+  "${REPO_ROOT}/scripts/install-deps.sh"
+  "${REPO_ROOT}/scripts/apply.sh" "${apply_args[@]}"
+  if use_sysroot; then
+    # The GPU check needs the host's nvidia-smi.
+    cuda_tests=${MLIR_GPU_SERIES_CUDA_TESTS:-0}
+    if [[ -z ${MLIR_GPU_SERIES_CUDA_TESTS:-} ]] && command -v nvidia-smi >/dev/null 2>&1 &&
+      nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+      cuda_tests=1
+    fi
+    note "compiling inside the Debian ${SYSROOT_SUITE} sysroot (${SYSROOT})"
+    MLIR_GPU_SERIES_CUDA_TESTS=$cuda_tests run_in_sysroot "$0" --compile-only
+    exit 0
+  fi
+fi
 need_cmd cmake ninja ccache python3
+"${REPO_ROOT}/scripts/overlay/check-headers.sh"
 
 JOBS=${JOBS:-$(nproc)}
 CC=${LLVM_PREFIX}/bin/clang
@@ -59,10 +81,12 @@ ALWAYS+=";MLIRTransformDialect"
 # keeps -DNDEBUG in the Release flags: give the flags without it explicitly.
 # (Debian's libLLVM exports llvm::DebugFlag and isCurrentDebugType, which
 # LLVM_DEBUG needs once NDEBUG is not defined.)
-STAGE1_STAMP="assertions-1"
+STAGE1_STAMP="assertions-1 ${LLVM_VERSION} $(llvm_version_at "$LLVM_PREFIX")"
 if [[ ! -f ${LIBS_BUILD}/build.ninja ||
       $(cat "${LIBS_BUILD}/overlay-stamp" 2>/dev/null) != "$STAGE1_STAMP" ]]; then
   note "configuring the MLIR libraries (stage 1) in ${LIBS_BUILD}"
+  # Another release or toolchain: start afresh (ccache keeps the objects).
+  rm -rf "$LIBS_BUILD" "$TOOLS_BUILD"
   cmake -G Ninja -S "${SRC_DIR}/mlir" -B "$LIBS_BUILD" \
     -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_C_FLAGS_RELEASE="-O2" -DCMAKE_CXX_FLAGS_RELEASE="-O2" \
@@ -146,7 +170,10 @@ if [[ -z $cuda_tests ]]; then
   fi
 fi
 
-# Stage 2: the tools, linked against Debian's libraries and ours.
+# Stage 2: the tools, linked against Debian's libraries and ours. Inside the
+# sysroot they go to build/libexec, and build/bin gets wrappers (below).
+tools_dir=${BUILD_DIR}/bin
+in_sysroot && tools_dir=${BUILD_DIR}/libexec
 note "configuring the tools (stage 2) in ${TOOLS_BUILD}"
 cmake -G Ninja -S "${REPO_ROOT}/scripts/overlay" -B "$TOOLS_BUILD" \
   -DCMAKE_BUILD_TYPE=Release \
@@ -158,6 +185,7 @@ cmake -G Ninja -S "${REPO_ROOT}/scripts/overlay" -B "$TOOLS_BUILD" \
   -DOVERLAY_SRC="$SRC_DIR" -DOVERLAY_MLIR_BUILD="$LIBS_BUILD" \
   -DOVERLAY_LIBS_FILE="${LIBS_BUILD}/overlay-libs.txt" \
   -DOVERLAY_OUT="$BUILD_DIR" \
+  -DOVERLAY_TOOLS_DIR="$tools_dir" \
   -DOVERLAY_CUDA_TESTS="$cuda_tests" \
   >"${BUILD_DIR}/stage2-configure.log" 2>&1 || {
   tail -30 "${BUILD_DIR}/stage2-configure.log" >&2
@@ -181,11 +209,47 @@ fi
 
 # lit looks for runtime libraries in one directory: put Debian's next to ours
 # (with their versioned names, which they load each other by).
+# Inside the sysroot the links name the sysroot's path as the host sees it
+# (which the sysroot sees too: the cache is mounted at the same path).
+host_view=
+in_sysroot && host_view=$SYSROOT
 for rt in "${LLVM_PREFIX}"/lib/libmlir_*.so "${LLVM_PREFIX}"/lib/libmlir_*.so.[0-9]*; do
   name=$(basename "$rt")
-  [[ -e ${BUILD_DIR}/lib/$name && ! -L ${BUILD_DIR}/lib/$name ]] || ln -sfn "$rt" "${BUILD_DIR}/lib/$name"
+  [[ -e ${BUILD_DIR}/lib/$name && ! -L ${BUILD_DIR}/lib/$name ]] || ln -sfn "${host_view}$rt" "${BUILD_DIR}/lib/$name"
 done
+# Drop links of another release (a build directory from before a move).
+find "${BUILD_DIR}/lib" -maxdepth 1 -xtype l -name 'libmlir_*' -delete
+
+if in_sysroot; then
+  # Wrappers: inside the sysroot they run the tool directly; on the host they
+  # run it with the sysroot's dynamic loader and libraries, so that files
+  # anywhere on the host, stdin/stdout and the host's CUDA toolkit work as
+  # with a native tool.
+  ld_so=/usr/lib64/ld-linux-x86-64.so.2
+  [[ -e $ld_so ]] || die "the sysroot has no ${ld_so}"
+  libpath="${SYSROOT}${LLVM_PREFIX}/lib:${SYSROOT}/usr/lib/x86_64-linux-gnu"
+  write_wrapper() {
+    local name=$1 inside=$2 outside=$3
+    cat >"${BUILD_DIR}/bin/$name.tmp" <<WRAPPER
+#!/bin/sh
+# Written by scripts/build.sh: ${name} of the ${LLVM_SERIES} toolchain in the sysroot
+# ${SYSROOT}.
+if [ -f ${SYSROOT_MARK} ]; then
+  exec "${inside}" "\$@"
+fi
+exec "${SYSROOT}${ld_so}" --library-path "${libpath}" --argv0 "\$0" \\
+  "${outside}" "\$@"
+WRAPPER
+    chmod +x "${BUILD_DIR}/bin/$name.tmp"
+    mv "${BUILD_DIR}/bin/$name.tmp" "${BUILD_DIR}/bin/$name"
+  }
+  write_wrapper mlir-opt "${tools_dir}/mlir-opt" "${tools_dir}/mlir-opt"
+  for tool in mlir-translate mlir-runner; do
+    real=$(readlink -f "${LLVM_PREFIX}/bin/$tool") || die "${LLVM_PREFIX}/bin/$tool missing (mlir-${LLVM_MAJOR}-tools)"
+    write_wrapper "$tool" "$real" "${SYSROOT}${real}"
+  done
+fi
 
 version=$("${BUILD_DIR}/bin/mlir-opt" --version | sed -n 's/.*LLVM version \([0-9.]*\).*/\1/p')
-[[ $version == "$LLVM_VERSION" ]] || die "build/bin/mlir-opt reports version '$version', expected ${LLVM_VERSION}"
+[[ $version == ${LLVM_SERIES}.* ]] || die "build/bin/mlir-opt reports version '$version', expected ${LLVM_SERIES}.x"
 note "done: build/bin/mlir-opt (LLVM ${version}, $(wc -l <"${LIBS_BUILD}/overlay-libs.txt") libraries from the patched tree)"

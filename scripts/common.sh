@@ -3,15 +3,19 @@
 
 # Repository root and the pinned base.
 REPO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-LLVM_VERSION=22.1.8
+# The source tree is llvmorg-23.1.1 (the release Debian ships as source);
+# the prebuilt libraries may be any 23.1.x whose MLIR headers are the same as
+# the tree's (scripts/overlay/check-headers.sh).
+LLVM_VERSION=23.1.1
 LLVM_TAG=llvmorg-${LLVM_VERSION}
-LLVM_MAJOR=22
+LLVM_MAJOR=23
+LLVM_SERIES=23.1
 LLVM_PREFIX=${LLVM_PREFIX:-/usr/lib/llvm-${LLVM_MAJOR}}
 
 # Debian's source package that carries the pinned tree.
 DEBIAN_SRC_PKG=llvm-toolchain-${LLVM_MAJOR}
 DEBIAN_ORIG_TARBALL=${DEBIAN_SRC_PKG}_${LLVM_VERSION}.orig.tar.xz
-DEBIAN_ORIG_SHA256=b49b9277aef97616320b2da259e1f8174c65b0ce2fbe2e8629644a97693402fe
+DEBIAN_ORIG_SHA256=0a5838b993f406534db7e6dc7df66e295354a1e9a23bb21e5739cf5df5bc7689
 
 # Everything that is not part of the repository lives under the cache:
 # the pristine tree, the working branch, ccache.
@@ -82,4 +86,73 @@ apply_series() {
     [[ -z $hook ]] || "$hook" "$p"
   done < <(series_patches)
   rm -f "$log"
+}
+
+# The toolchain: Debian's LLVM/MLIR ${LLVM_SERIES}.x packages. Where the host's apt has
+# them they are installed on the host; elsewhere (Debian 12: they need glibc
+# >= 2.38) they are installed into a Debian unstable chroot under the cache,
+# the *sysroot*, and the build and the tests run inside it
+# (scripts/install-deps.sh; docs/overlay-build.md).
+#   MLIR_GPU_SERIES_SYSROOT=auto (default) | 1 (always the sysroot) | 0 (never)
+SYSROOT=${CACHE_DIR}/sysroot-unstable
+# A file only the sysroot has: scripts and wrappers run inside it test for it.
+SYSROOT_MARK=/.mlir-gpu-series-sysroot
+SYSROOT_SUITE=unstable
+
+in_sysroot() {
+  [[ -f $SYSROOT_MARK ]]
+}
+
+# The LLVM version installed at $1 (a prefix such as /usr/lib/llvm-23), or
+# nothing.
+llvm_version_at() {
+  "$1/bin/llvm-config" --version 2>/dev/null || true
+}
+
+# Whether the scripts build inside the sysroot (decided on the host).
+use_sysroot() {
+  in_sysroot && return 1
+  case ${MLIR_GPU_SERIES_SYSROOT:-auto} in
+    1) return 0 ;;
+    0) return 1 ;;
+    auto) ;;
+    *) die "MLIR_GPU_SERIES_SYSROOT must be auto, 0 or 1" ;;
+  esac
+  # Installed on the host, or installable from the host's apt.
+  [[ $(llvm_version_at "$LLVM_PREFIX") == ${LLVM_SERIES}.* ]] && return 1
+  local candidate
+  candidate=$(apt-cache policy "libmlir-${LLVM_MAJOR}-dev" 2>/dev/null |
+    awk '/Candidate:/ {print $2}')
+  [[ $candidate == *:${LLVM_SERIES}.* || $candidate == ${LLVM_SERIES}.* ]] && return 1
+  return 0
+}
+
+sysroot_ready() {
+  [[ -f ${SYSROOT}${SYSROOT_MARK} ]]
+}
+
+# run_in_sysroot CMD ARGS...: runs CMD inside the sysroot, in a private mount
+# namespace where the repository, the cache and (if present) the CUDA toolkit
+# are mounted at their host paths, so that every path means the same inside
+# and outside.
+run_in_sysroot() {
+  sysroot_ready || die "no sysroot at ${SYSROOT}; run scripts/install-deps.sh first"
+  need_cmd unshare chroot mount
+  local cuda=
+  [[ -d /usr/local/cuda ]] && cuda=$(readlink -f /usr/local/cuda)
+  unshare --mount --propagation private -- /bin/bash -c '
+    set -e
+    root=$1 repo=$2 cache=$3 cuda=$4 dir=$5; shift 5
+    bind() { mkdir -p "$root$2"; mount --bind "$1" "$root$2"; }
+    bind "$repo" "$repo"
+    bind "$cache" "$cache"
+    bind /dev /dev
+    [[ ! -d /dev/shm ]] || bind /dev/shm /dev/shm
+    bind /proc /proc
+    [[ -z $cuda ]] || bind "$cuda" /usr/local/cuda
+    [[ ! -f /etc/resolv.conf ]] || { touch "$root/etc/resolv.conf"; mount --bind /etc/resolv.conf "$root/etc/resolv.conf"; }
+    exec chroot "$root" /usr/bin/env \
+      PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+      LANG=C.UTF-8 /bin/bash -c "cd \"\$0\" && exec \"\$@\"" "$dir" "$@"
+  ' run_in_sysroot "$SYSROOT" "$REPO_ROOT" "$CACHE_DIR" "$cuda" "$PWD" "$@"
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Puts the pristine llvmorg-22.1.8 tree (the parts the series needs) into the
+# Puts the pristine llvmorg-23.1.1 tree (the parts the series needs) into the
 # cache as a one-commit git repository.
 #
 #   scripts/fetch-source.sh                      # Debian's source package
@@ -30,8 +30,9 @@ from_checkout() {
   head=$(git -C "$src" rev-parse HEAD)
   tagged=$(git -C "$src" rev-parse -q --verify "${LLVM_TAG}^{commit}" || true)
   if [[ $head != "$tagged" ]]; then
-    # Not at the tag (or the tag is not fetched): accept a commit whose
-    # version says 22.1.8.
+    # Not at the tag (or the tag is not fetched): accept any commit whose
+    # version says ${LLVM_SERIES}.x (scripts/overlay/check-headers.sh then
+    # checks it against the packages).
     version_file=cmake/Modules/LLVMVersion.cmake
     git -C "$src" cat-file -e "HEAD:$version_file" 2>/dev/null ||
       version_file=llvm/CMakeLists.txt
@@ -39,7 +40,7 @@ from_checkout() {
     v=$(git -C "$src" show "HEAD:$version_file" |
       sed -n 's/.*set(LLVM_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)).*/\2/p' |
       head -3 | paste -sd.)
-    [[ $v == "$LLVM_VERSION" ]] ||
+    [[ $v == ${LLVM_SERIES}.* ]] ||
       die "LLVM_PROJECT=$src is at $(git -C "$src" describe --tags --always HEAD) (version '$v'), not ${LLVM_TAG}; check out the tag first"
   fi
   note "exporting ${SOURCE_SUBDIRS[*]} from $src at ${head:0:12}"

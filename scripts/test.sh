@@ -17,6 +17,7 @@
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 
+orig_args=("$@")
 build_args=()
 build=1
 lit_extra=()
@@ -31,6 +32,14 @@ while (($#)); do
 done
 
 [[ -z $build ]] || "${REPO_ROOT}/scripts/build.sh" "${build_args[@]}"
+# With the sysroot toolchain (scripts/install-deps.sh) the tests run inside it
+# too: lit, FileCheck and the runners are the sysroot's.
+if use_sysroot; then
+  inner_args=(--no-build)
+  for a in "${orig_args[@]}"; do [[ $a == --no-build ]] || inner_args+=("$a"); done
+  run_in_sysroot "$0" "${inner_args[@]}"
+  exit 0
+fi
 [[ -x ${BUILD_DIR}/bin/mlir-opt && -x ${BUILD_DIR}/bin/llvm-lit ]] ||
   die "build/bin/mlir-opt missing; run scripts/build.sh first"
 

@@ -2,7 +2,7 @@
 """Computes which MLIR libraries the overlay build must compile from the
 patched source.
 
-Debian ships every MLIR library prebuilt from the pristine 22.1.8 tree. A
+Debian ships every MLIR library prebuilt from the pristine 23.1 tree. A
 library has to be rebuilt when
   * one of its sources is changed or added by the series, or
   * one of its sources includes, directly or transitively, a header that the
@@ -261,6 +261,9 @@ def main():
             m = re.search(r"-o (\S+)", entry["command"])
             out = m.group(1) if m else None
         if out:
+            # CMake >= 3.31 writes absolute paths; ninja names them relative.
+            if os.path.isabs(out):
+                out = os.path.relpath(out, entry["directory"])
             by_output[out] = entry
 
     include_dirs = []

@@ -152,8 +152,25 @@ public:
     return result;
   }
 
+  /// The null (default) stream: always there, never created or destroyed.
+  /// Work on it is ordered like work on any other stream.
+  Handle *getDefaultStream() {
+    if (!defaultStream) {
+      defaultStream = std::make_unique<Handle>();
+      defaultStream->kind = Kind::Stream;
+      defaultStream->id = 0;
+      defaultStream->clock = numClocks++;
+      defaultStream->time = hostTime;
+      defaultStream->name = "default";
+    }
+    return defaultStream.get();
+  }
+
   /// Returns `ptr` as a live handle of `kind`, or reports why it is not one.
+  /// A null stream is the default stream.
   Handle *lookup(void *ptr, Kind kind, const char *function) {
+    if (!ptr && kind == Kind::Stream)
+      return getDefaultStream();
     auto it = handles.find(ptr);
     if (it == handles.end()) {
       violation("invalid-handle", std::string(function) + " given " +
@@ -178,6 +195,11 @@ public:
   }
 
   void destroy(void *ptr, Kind kind, const char *function) {
+    if (!ptr && kind == Kind::Stream) {
+      violation("destroy-default-stream",
+                std::string(function) + " given the null (default) stream");
+      return;
+    }
     auto it = handles.find(ptr);
     if (it != handles.end() && it->second->kind == kind &&
         it->second->destroyed) {
@@ -191,7 +213,7 @@ public:
   }
 
   /// Records a device operation enqueued on `stream` (nullptr: the host runs
-  /// it synchronously). Returns its id.
+  /// it synchronously, as for allocations). Returns its id.
   int64_t enqueue(Handle *stream, const std::string &what) {
     Operation op;
     op.what = what;
@@ -210,10 +232,19 @@ public:
     }
     operations.push_back(std::move(op));
     int64_t id = static_cast<int64_t>(operations.size()) - 1;
-    if (verbose)
-      std::fprintf(stderr,
-                   "gpu-check: op %" PRId64 ": %s on stream %" PRIu64 "\n", id,
-                   what.c_str(), operations.back().stream);
+    if (verbose) {
+      if (!stream)
+        std::fprintf(stderr, "gpu-check: op %" PRId64 ": %s on the host\n", id,
+                     what.c_str());
+      else if (stream == defaultStream.get())
+        std::fprintf(stderr,
+                     "gpu-check: op %" PRId64 ": %s on the default stream\n",
+                     id, what.c_str());
+      else
+        std::fprintf(stderr,
+                     "gpu-check: op %" PRId64 ": %s on stream %" PRIu64 "\n",
+                     id, what.c_str(), operations.back().stream);
+    }
     trace(what.c_str(), operations.back().stream);
     return id;
   }
@@ -360,6 +391,7 @@ private:
   std::unordered_map<void *, std::unique_ptr<Handle>> handles;
   uint64_t ids[4] = {0, 0, 0, 0};
   size_t numClocks = 1;
+  std::unique_ptr<Handle> defaultStream;
   VectorClock hostTime;
   std::vector<Operation> operations;
   std::unordered_map<void *, uint64_t> allocations;
@@ -444,8 +476,8 @@ MLIR_GPU_CHECK_EXPORT void *mgpuModuleGetFunction(void *module,
 
 static void launch(Call &call, void *kernel, void *stream) {
   Handle *kernelHandle = call.lookup(kernel, Kind::Function);
-  Handle *streamHandle = nullptr;
-  if (stream && !(streamHandle = call.lookup(stream, Kind::Stream)))
+  Handle *streamHandle = call.lookup(stream, Kind::Stream);
+  if (!streamHandle)
     return;
   call.checker.enqueue(streamHandle,
                        std::string("launch ") +
@@ -536,7 +568,8 @@ MLIR_GPU_CHECK_EXPORT void mgpuEventRecord(void *event, void *stream) {
 // Memory.
 //===----------------------------------------------------------------------===//
 
-/// The stream of a memory operation; null runs it synchronously on the host.
+/// The stream of an allocation or deallocation, which returns to the host
+/// once done: null means no stream.
 static Handle *optionalStream(Call &call, void *stream) {
   return stream ? call.lookup(stream, Kind::Stream) : nullptr;
 }
@@ -564,27 +597,30 @@ MLIR_GPU_CHECK_EXPORT void mgpuMemFree(void *ptr, void *stream) {
 MLIR_GPU_CHECK_EXPORT void mgpuMemcpy(void *dst, void *src, size_t sizeBytes,
                                       void *stream) {
   Call call("mgpuMemcpy");
-  Handle *streamHandle = optionalStream(call, stream);
+  Handle *streamHandle = call.lookup(stream, Kind::Stream);
   std::memmove(dst, src, sizeBytes);
-  call.checker.enqueue(streamHandle, "memcpy");
+  if (streamHandle)
+    call.checker.enqueue(streamHandle, "memcpy");
 }
 
 MLIR_GPU_CHECK_EXPORT void mgpuMemset32(void *dst, unsigned int value,
                                         size_t count, void *stream) {
   Call call("mgpuMemset32");
-  Handle *streamHandle = optionalStream(call, stream);
+  Handle *streamHandle = call.lookup(stream, Kind::Stream);
   auto *words = static_cast<uint32_t *>(dst);
   std::fill(words, words + count, static_cast<uint32_t>(value));
-  call.checker.enqueue(streamHandle, "memset32");
+  if (streamHandle)
+    call.checker.enqueue(streamHandle, "memset32");
 }
 
 MLIR_GPU_CHECK_EXPORT void mgpuMemset16(void *dst, unsigned short value,
                                         size_t count, void *stream) {
   Call call("mgpuMemset16");
-  Handle *streamHandle = optionalStream(call, stream);
+  Handle *streamHandle = call.lookup(stream, Kind::Stream);
   auto *halves = static_cast<uint16_t *>(dst);
   std::fill(halves, halves + count, static_cast<uint16_t>(value));
-  call.checker.enqueue(streamHandle, "memset16");
+  if (streamHandle)
+    call.checker.enqueue(streamHandle, "memset16");
 }
 
 MLIR_GPU_CHECK_EXPORT void mgpuMemHostRegister(void *ptr, uint64_t sizeBytes) {

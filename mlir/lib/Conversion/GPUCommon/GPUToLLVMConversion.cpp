@@ -115,21 +115,23 @@ protected:
   ///  - `op` is async and has a stream dependency: the first one is reused,
   ///    and waits for the other dependencies (k dependencies cost at most
   ///    k-1 event create/record/wait/destroy sequences and no new stream);
-  ///  - otherwise, or with `freshStream`: a new stream that waits for all
-  ///    dependencies.
-  /// A synchronous `op` always runs on a new stream, which
-  /// `replaceAsyncOp` synchronizes and destroys.
+  ///  - `op` is async otherwise, or with `freshStream`: a new stream that
+  ///    waits for all dependencies;
+  ///  - `op` is synchronous: no stream is created. It runs on its first
+  ///    stream dependency, or else on the null (default) stream, which waits
+  ///    for the other dependencies.
   Value getStreamForAsyncOp(gpu::AsyncOpInterface op, ValueRange dependencies,
                             ConversionPatternRewriter &rewriter,
                             bool freshStream = false) const;
 
   /// Replaces `op`, whose runtime calls were emitted on `stream` (as returned
   /// by `getStreamForAsyncOp`), with `results` followed by the lowered async
-  /// token, which is `stream` itself. A synchronous `op` has no token: the
-  /// host synchronizes with `stream`, which is then destroyed.
+  /// token, which is `stream` itself. A synchronous `op` has no token; unless
+  /// its runtime call blocks the host by itself (`hostBlocking`), the host
+  /// then synchronizes with `stream`. No stream is destroyed here.
   void replaceAsyncOp(gpu::AsyncOpInterface op, Value stream,
-                      ValueRange results,
-                      ConversionPatternRewriter &rewriter) const;
+                      ValueRange results, ConversionPatternRewriter &rewriter,
+                      bool hostBlocking = false) const;
 
   MLIRContext *context = &this->getTypeConverter()->getContext();
 
@@ -428,13 +430,10 @@ private:
 class ConvertAsyncYieldToGpuRuntimeCallPattern
     : public ConvertOpToGpuRuntimeCallPattern<async::YieldOp> {
 public:
-  // The async dialect's structural type conversion also matches async.yield
-  // and would pass the stream on unchanged. This pattern must win whatever
-  // the order in which patterns were added.
   ConvertAsyncYieldToGpuRuntimeCallPattern(
-      const LLVMTypeConverter &typeConverter)
+      const LLVMTypeConverter &typeConverter, PatternBenefit benefit = 1)
       : ConvertOpToGpuRuntimeCallPattern<async::YieldOp>(typeConverter,
-                                                         /*benefit=*/2) {}
+                                                         benefit) {}
 
 private:
   LogicalResult
@@ -609,6 +608,13 @@ static LogicalResult checkLowerableGpuOps(Operation *root,
           return launch.emitOpError(
               "cannot be lowered to GPU runtime calls: outline it into a "
               "gpu.func first (-gpu-kernel-outlining)");
+        })
+        .Case([&](gpu::LaunchFuncOp launch) -> LogicalResult {
+          if (launch.getAsyncObject() && launch.getAsyncToken())
+            return launch.emitOpError(
+                "cannot be lowered to GPU runtime calls: a launch on an "
+                "explicit stream cannot return an async token");
+          return success();
         })
         .Case([&](gpu::AllocOp alloc) -> LogicalResult {
           if (alloc.getHostShared() && alloc.getAsyncToken())
@@ -1025,7 +1031,7 @@ void GpuToLLVMConversionPass::runOnOperation() {
   // Populate all patterns from all dialects that implement the
   // `ConvertToLLVMPatternInterface` interface.
   for (Dialect *dialect : context->getLoadedDialects()) {
-    auto iface = dyn_cast<ConvertToLLVMPatternInterface>(dialect);
+    auto *iface = dyn_cast<ConvertToLLVMPatternInterface>(dialect);
     if (!iface)
       continue;
     iface->populateConvertToLLVMConversionPatterns(target, converter, patterns);
@@ -1305,13 +1311,8 @@ LogicalResult ConvertAllocOpToGpuRuntimeCallPattern::matchAndRewrite(
 
   // Allocate the underlying buffer and store a pointer to it in the MemRef
   // descriptor.
-  // A host-shared allocation without dependencies needs no stream.
-  bool needsStream = !isShared || !allocOp.getAsyncDependencies().empty();
   Value stream =
-      needsStream
-          ? getStreamForAsyncOp(allocOp, adaptor.getAsyncDependencies(),
-                                rewriter)
-          : LLVM::ZeroOp::create(rewriter, loc, llvmPointerType).getResult();
+      getStreamForAsyncOp(allocOp, adaptor.getAsyncDependencies(), rewriter);
 
   auto isHostShared = mlir::LLVM::ConstantOp::create(
       rewriter, loc, llvmInt8Type, rewriter.getI8IntegerAttr(isShared));
@@ -1320,12 +1321,17 @@ LogicalResult ConvertAllocOpToGpuRuntimeCallPattern::matchAndRewrite(
       allocCallBuilder.create(loc, rewriter, {sizeBytes, stream, isHostShared})
           .getResult();
 
-  // The runtime returns a generic pointer; the descriptor holds pointers in
-  // the memref's memory space.
-  Type elementPtrType = getElementPtrType(memRefType);
-  if (elementPtrType != allocatedPtr.getType())
-    allocatedPtr = LLVM::AddrSpaceCastOp::create(rewriter, loc, elementPtrType,
-                                                 allocatedPtr);
+  // Cast the runtime-returned pointer to the memref's address space if it
+  // isn't there already, so it fits the descriptor's pointer slots.
+  unsigned dstAddrSpace = memRefType.getMemorySpaceAsInt();
+  unsigned srcAddrSpace =
+      cast<LLVM::LLVMPointerType>(allocatedPtr.getType()).getAddressSpace();
+  if (dstAddrSpace != srcAddrSpace) {
+    auto targetPtrTy =
+        LLVM::LLVMPointerType::get(rewriter.getContext(), dstAddrSpace);
+    allocatedPtr =
+        LLVM::AddrSpaceCastOp::create(rewriter, loc, targetPtrTy, allocatedPtr);
+  }
 
   // No alignment.
   Value alignedPtr = allocatedPtr;
@@ -1334,10 +1340,9 @@ LogicalResult ConvertAllocOpToGpuRuntimeCallPattern::matchAndRewrite(
   auto memRefDescriptor = this->createMemRefDescriptor(
       loc, memRefType, allocatedPtr, alignedPtr, shape, strides, rewriter);
 
-  if (needsStream)
-    replaceAsyncOp(allocOp, stream, {memRefDescriptor}, rewriter);
-  else
-    rewriter.replaceOp(allocOp, {memRefDescriptor});
+  // The allocation returns to the host once done.
+  replaceAsyncOp(allocOp, stream, {memRefDescriptor}, rewriter,
+                 /*hostBlocking=*/true);
   return success();
 }
 
@@ -1359,7 +1364,7 @@ LogicalResult ConvertDeallocOpToGpuRuntimeCallPattern::matchAndRewrite(
       getStreamForAsyncOp(deallocOp, adaptor.getAsyncDependencies(), rewriter);
   deallocCallBuilder.create(loc, rewriter, {pointer, stream});
 
-  replaceAsyncOp(deallocOp, stream, {}, rewriter);
+  replaceAsyncOp(deallocOp, stream, {}, rewriter, /*hostBlocking=*/true);
   return success();
 }
 
@@ -1371,6 +1376,14 @@ static bool isGpuAsyncTokenType(Value value) {
 // !gpu.async.token are lowered to stream within the async.execute region, but
 // are passed as events between them. For each !gpu.async.token operand, we
 // create an event and record it on the stream.
+//
+// This pattern is registered with a higher benefit than the structural
+// async.yield rewriter from populateAsyncStructuralTypeConversionsAndLegality
+// so it wins when both match. Without that benefit override, the structural
+// pattern can win and silently retype gpu.async.token operands without
+// recording an event, leaving the host await to call cuEventSynchronize on
+// a stream pointer (a no-op that returns an error), racing the host against
+// the GPU.
 LogicalResult ConvertAsyncYieldToGpuRuntimeCallPattern::matchAndRewrite(
     async::YieldOp yieldOp, OpAdaptor adaptor,
     ConversionPatternRewriter &rewriter) const {
@@ -1444,7 +1457,7 @@ Value ConvertOpToGpuRuntimeCallPattern<OpTy>::getStreamForAsyncOp(
          "expected one lowered value per async dependency");
   Value stream;
   std::optional<unsigned> reused;
-  if (op.getAsyncToken() && !freshStream) {
+  if (!freshStream) {
     auto it =
         llvm::find_if(dependencies, [&](Value dep) { return isStream(dep); });
     if (it != dependencies.end()) {
@@ -1452,6 +1465,8 @@ Value ConvertOpToGpuRuntimeCallPattern<OpTy>::getStreamForAsyncOp(
       stream = *it;
     }
   }
+  if (!stream && !op.getAsyncToken())
+    stream = LLVM::ZeroOp::create(rewriter, loc, llvmPointerType);
   if (!stream)
     stream = streamCreateCallBuilder.create(loc, rewriter, {}).getResult();
   llvm::SmallDenseSet<Value, 4> waitedFor;
@@ -1470,15 +1485,12 @@ Value ConvertOpToGpuRuntimeCallPattern<OpTy>::getStreamForAsyncOp(
 template <typename OpTy>
 void ConvertOpToGpuRuntimeCallPattern<OpTy>::replaceAsyncOp(
     gpu::AsyncOpInterface op, Value stream, ValueRange results,
-    ConversionPatternRewriter &rewriter) const {
+    ConversionPatternRewriter &rewriter, bool hostBlocking) const {
   SmallVector<Value> replacements(results);
-  if (op.getAsyncToken()) {
+  if (op.getAsyncToken())
     replacements.push_back(stream);
-  } else {
-    Location loc = op->getLoc();
-    streamSynchronizeCallBuilder.create(loc, rewriter, {stream});
-    streamDestroyCallBuilder.create(loc, rewriter, {stream});
-  }
+  else if (!hostBlocking)
+    streamSynchronizeCallBuilder.create(op->getLoc(), rewriter, {stream});
   rewriter.replaceOp(op, replacements);
 }
 
@@ -1555,6 +1567,16 @@ LogicalResult LegalizeLaunchFuncOpPattern::matchAndRewrite(
   // Note: If `useBarePtrCallConv` is set in the type converter's options,
   // the value of `kernelBarePtrCallConv` will be ignored.
   OperandRange origArguments = launchOp.getKernelOperands();
+  bool effectiveBarePtr = kernelBarePtrCallConv ||
+                          getTypeConverter()->getOptions().useBarePtrCallConv;
+  if (effectiveBarePtr) {
+    for (Value arg : origArguments) {
+      if (isa<UnrankedMemRefType>(arg.getType()))
+        return rewriter.notifyMatchFailure(
+            loc, "unranked memref kernel argument is not supported with "
+                 "the bare-pointer calling convention");
+    }
+  }
   SmallVector<Value, 8> llvmArguments = getTypeConverter()->promoteOperands(
       loc, origArguments, adaptor.getKernelOperands(), rewriter,
       /*useBarePtrCallConv=*/kernelBarePtrCallConv);
@@ -1601,10 +1623,18 @@ LogicalResult LegalizeLaunchFuncOpPattern::matchAndRewrite(
     }
   }
 
-  // A synchronous launch without dependencies keeps no stream: the LLVM
-  // translation runs it on a stream of its own and waits for it.
-  Value stream;
-  if (launchOp.getAsyncToken() || !launchOp.getAsyncDependencies().empty())
+  // A launch on an explicit stream (`asyncObject`, the caller's) runs on it
+  // as it is: that stream is the caller's to synchronize and destroy, and the
+  // verifier rejects async dependencies next to it. A synchronous launch
+  // without dependencies keeps no stream: the LLVM translation runs it on a
+  // stream of its own and waits for it.
+  Value stream = adaptor.getAsyncObject();
+  if (stream && launchOp.getAsyncToken())
+    return rewriter.notifyMatchFailure(
+        launchOp, "cannot lower the async token of a launch on an explicit "
+                  "stream");
+  if (!stream &&
+      (launchOp.getAsyncToken() || !launchOp.getAsyncDependencies().empty()))
     stream =
         getStreamForAsyncOp(launchOp, adaptor.getAsyncDependencies(), rewriter);
 
@@ -1614,7 +1644,7 @@ LogicalResult LegalizeLaunchFuncOpPattern::matchAndRewrite(
         gpu::KernelDim3{adaptor.getClusterSizeX(), adaptor.getClusterSizeY(),
                         adaptor.getClusterSizeZ()};
   }
-  gpu::LaunchFuncOp::create(
+  auto newLaunchOp = gpu::LaunchFuncOp::create(
       rewriter, launchOp.getLoc(), launchOp.getKernelAttr(),
       gpu::KernelDim3{adaptor.getGridSizeX(), adaptor.getGridSizeY(),
                       adaptor.getGridSizeZ()},
@@ -1623,7 +1653,9 @@ LogicalResult LegalizeLaunchFuncOpPattern::matchAndRewrite(
       adaptor.getDynamicSharedMemorySize(),
       llvmArgumentsWithSizes.empty() ? llvmArguments : llvmArgumentsWithSizes,
       stream, clusterSize);
-  if (stream)
+  if (launchOp.getCooperative())
+    newLaunchOp.setCooperative(true);
+  if (stream && !launchOp.getAsyncObject())
     replaceAsyncOp(launchOp, stream, {}, rewriter);
   else
     rewriter.eraseOp(launchOp);
@@ -2403,6 +2435,13 @@ void mlir::populateGpuToLLVMConversionPatterns(
   addOpaquePointerConversion<gpu::SparseSpMatHandleType>(converter);
   addOpaquePointerConversion<gpu::SparseSpGEMMOpHandleType>(converter);
 
+  // Higher benefit so this pattern wins over the structural async.yield
+  // rewriter from populateAsyncStructuralTypeConversionsAndLegality on yields
+  // with gpu.async.token operands. The structural rewriter would silently
+  // retype operands without recording an event on the underlying stream.
+  patterns.add<ConvertAsyncYieldToGpuRuntimeCallPattern>(converter,
+                                                         /*benefit=*/2);
+
   patterns.add<ConvertAllocOpToGpuRuntimeCallPattern,
                ConvertDeallocOpToGpuRuntimeCallPattern,
                ConvertHostRegisterOpToGpuRuntimeCallPattern,
@@ -2412,7 +2451,6 @@ void mlir::populateGpuToLLVMConversionPatterns(
                ConvertSetDefaultDeviceOpToGpuRuntimeCallPattern,
                ConvertWaitAsyncOpToGpuRuntimeCallPattern,
                ConvertWaitOpToGpuRuntimeCallPattern,
-               ConvertAsyncYieldToGpuRuntimeCallPattern,
                ConvertCreateDnTensorOpToGpuRuntimeCallPattern,
                ConvertDestroyDnTensorOpToGpuRuntimeCallPattern,
                ConvertCreateCooOpToGpuRuntimeCallPattern,

@@ -19,6 +19,7 @@
 #include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
 #include "mlir/Conversion/LLVMCommon/LoweringOptions.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Conversion/MathToNVVM/MathToNVVM.h"
 #include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -29,6 +30,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -61,36 +64,79 @@ static NVVM::ShflKind convertShflKind(gpu::ShuffleMode mode) {
   llvm_unreachable("unknown shuffle mode");
 }
 
-static std::optional<NVVM::ReduxKind>
-convertReduxKind(gpu::AllReduceOperation mode) {
+static std::optional<NVVM::ReductionKind>
+convertToNVVMReductionKind(gpu::AllReduceOperation mode) {
   switch (mode) {
   case gpu::AllReduceOperation::ADD:
-    return NVVM::ReduxKind::ADD;
+    return NVVM::ReductionKind::ADD;
   case gpu::AllReduceOperation::MUL:
     return std::nullopt;
   case gpu::AllReduceOperation::MINSI:
-    return NVVM::ReduxKind::MIN;
+    return NVVM::ReductionKind::MIN;
   case gpu::AllReduceOperation::MINUI:
     return std::nullopt;
   case gpu::AllReduceOperation::MINNUMF:
-    return NVVM::ReduxKind::MIN;
+    return NVVM::ReductionKind::MIN;
   case gpu::AllReduceOperation::MAXSI:
-    return NVVM::ReduxKind::MAX;
+    return NVVM::ReductionKind::MAX;
   case gpu::AllReduceOperation::MAXUI:
     return std::nullopt;
   case gpu::AllReduceOperation::MAXNUMF:
-    return NVVM::ReduxKind::MAX;
+    return NVVM::ReductionKind::MAX;
   case gpu::AllReduceOperation::AND:
-    return NVVM::ReduxKind::AND;
+    return NVVM::ReductionKind::AND;
   case gpu::AllReduceOperation::OR:
-    return NVVM::ReduxKind::OR;
+    return NVVM::ReductionKind::OR;
   case gpu::AllReduceOperation::XOR:
-    return NVVM::ReduxKind::XOR;
+    return NVVM::ReductionKind::XOR;
   case gpu::AllReduceOperation::MINIMUMF:
   case gpu::AllReduceOperation::MAXIMUMF:
     return std::nullopt;
   }
   return std::nullopt;
+}
+
+static constexpr llvm::StringLiteral kNVVMNamedBarrierIdPrefix =
+    "__named_barrier_id";
+static constexpr int32_t kNVVMFirstNamedBarrierId = 1;
+static constexpr int32_t kNVVMLastNamedBarrierId = 15;
+static constexpr int32_t kNVVMWarpSize = 32;
+
+static FailureOr<StringAttr>
+createNVVMNamedBarrierIdGlobal(gpu::InitializeNamedBarrierOp op,
+                               ConversionPatternRewriter &rewriter) {
+  auto funcOp = op->getParentOfType<FunctionOpInterface>();
+  if (!funcOp) {
+    op.emitOpError("must be inside a function-like op");
+    return failure();
+  }
+  Operation *symbolTableOp = funcOp->getParentWithTrait<OpTrait::SymbolTable>();
+  if (!symbolTableOp) {
+    op.emitOpError(
+        "enclosing function-like op must have a symbol-table parent");
+    return failure();
+  }
+
+  int32_t numNamedBarriers = 0;
+  for (auto globalOp :
+       symbolTableOp->getRegion(0).front().getOps<LLVM::GlobalOp>())
+    if (globalOp.getSymName().starts_with(kNVVMNamedBarrierIdPrefix))
+      ++numNamedBarriers;
+
+  int32_t barrierId = kNVVMFirstNamedBarrierId + numNamedBarriers;
+  if (barrierId > kNVVMLastNamedBarrierId) {
+    op.emitOpError("NVVM supports at most 15 named barriers per CTA");
+    return failure();
+  }
+
+  OpBuilder detachedBuilder(rewriter.getContext());
+  Type i32 = rewriter.getI32Type();
+  auto globalOp = LLVM::GlobalOp::create(
+      detachedBuilder, op.getLoc(), i32, /*isConstant=*/true,
+      LLVM::Linkage::Internal, kNVVMNamedBarrierIdPrefix,
+      rewriter.getI32IntegerAttr(barrierId), /*alignment=*/0,
+      /*addrSpace=*/0);
+  return SymbolTable(symbolTableOp).insert(globalOp);
 }
 
 /// This pass lowers gpu.subgroup_reduce op into to the nvvm.redux op. The op
@@ -113,7 +159,8 @@ struct GPUSubgroupReduceOpLowering
     if (!op.getValue().getType().isInteger(32))
       return rewriter.notifyMatchFailure(op, "unsupported data type");
 
-    std::optional<NVVM::ReduxKind> mode = convertReduxKind(op.getOp());
+    std::optional<NVVM::ReductionKind> mode =
+        convertToNVVMReductionKind(op.getOp());
     if (!mode.has_value())
       return rewriter.notifyMatchFailure(
           op, "unsupported reduction mode for redux");
@@ -234,6 +281,40 @@ struct GPULaneIdOpToNVVM : ConvertOpToLLVMPattern<gpu::LaneIdOp> {
   }
 };
 
+struct GPUBallotOpToNVVM : public ConvertOpToLLVMPattern<gpu::BallotOp> {
+  using ConvertOpToLLVMPattern<gpu::BallotOp>::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(gpu::BallotOp op, gpu::BallotOp::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op->getLoc();
+    auto int32Type = IntegerType::get(rewriter.getContext(), 32);
+    auto intType = cast<IntegerType>(op.getType());
+    unsigned width = intType.getWidth();
+
+    // NVVM ballot natively returns i32. For i64 results, zero-extend since
+    // NVIDIA warps have exactly 32 threads, so upper 32 bits are always zero.
+    if (width != 32 && width != 64)
+      return rewriter.notifyMatchFailure(
+          op, "nvvm.vote.sync ballot only supports i32 and i64 result types");
+
+    // Use full mask (-1) so all 32 lanes participate in the ballot.
+    Value mask = LLVM::ConstantOp::create(rewriter, loc, int32Type,
+                                          rewriter.getI32IntegerAttr(-1));
+
+    auto voteKind = NVVM::VoteSyncKindAttr::get(rewriter.getContext(),
+                                                NVVM::VoteSyncKind::ballot);
+    Value result = NVVM::VoteSyncOp::create(rewriter, loc, int32Type, mask,
+                                            adaptor.getPredicate(), voteKind);
+
+    if (width == 64)
+      result = LLVM::ZExtOp::create(rewriter, loc, op.getType(), result);
+
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 /// Lowering of cf.assert into a conditional __assertfail.
 struct AssertOpToAssertfailLowering
     : public ConvertOpToLLVMPattern<cf::AssertOp> {
@@ -331,8 +412,87 @@ struct AssertOpToAssertfailLowering
   }
 };
 
-/// Import the GPU Ops to NVVM Patterns.
-#include "GPUToNVVM.cpp.inc"
+struct GPUBarrierOpToNVVMLowering final
+    : public ConvertOpToLLVMPattern<gpu::BarrierOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(gpu::BarrierOp op, gpu::BarrierOp::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (Value namedBarrier = adaptor.getNamedBarrier()) {
+      Location loc = op.getLoc();
+      Value barrierId =
+          LLVM::ExtractValueOp::create(rewriter, loc, namedBarrier, 0);
+      Value numberOfThreads =
+          LLVM::ExtractValueOp::create(rewriter, loc, namedBarrier, 1);
+      NVVM::BarrierOp::create(rewriter, loc, barrierId, numberOfThreads);
+      rewriter.eraseOp(op);
+      return success();
+    }
+
+    gpu::BarrierScope scope = op.getScope();
+    switch (scope) {
+    case gpu::BarrierScope::Workgroup:
+      rewriter.replaceOpWithNewOp<NVVM::BarrierOp>(op);
+      return success();
+    case gpu::BarrierScope::Subgroup: {
+      // Emit __syncwarp(0xFFFFFFFF) for full-warp sync.
+      Value mask =
+          LLVM::ConstantOp::create(rewriter, op.getLoc(), rewriter.getI32Type(),
+                                   rewriter.getI32IntegerAttr(0xFFFFFFFF));
+      rewriter.replaceOpWithNewOp<NVVM::SyncWarpOp>(op, mask);
+      return success();
+    }
+    default:
+      return rewriter.notifyMatchFailure(
+          op, "unsupported scope for NVVM barrier lowering");
+    }
+  }
+};
+
+struct GPUInitializeNamedBarrierOpToNVVMLowering final
+    : public ConvertOpToLLVMPattern<gpu::InitializeNamedBarrierOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(gpu::InitializeNamedBarrierOp op,
+                  gpu::InitializeNamedBarrierOp::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Type i32 = rewriter.getI32Type();
+    Type namedBarrierType =
+        getTypeConverter()->convertType(op.getResult().getType());
+    if (!namedBarrierType)
+      return rewriter.notifyMatchFailure(op, "failed to convert result type");
+
+    FailureOr<StringAttr> maybeGlobalName =
+        createNVVMNamedBarrierIdGlobal(op, rewriter);
+    if (failed(maybeGlobalName))
+      return failure();
+
+    auto addressOf = LLVM::AddressOfOp::create(
+        rewriter, loc, LLVM::LLVMPointerType::get(ctx), *maybeGlobalName);
+    Value barrierId =
+        LLVM::LoadOp::create(rewriter, loc, i32, addressOf.getResult());
+
+    Value warpSize = LLVM::ConstantOp::create(
+        rewriter, loc, i32, rewriter.getI32IntegerAttr(kNVVMWarpSize));
+    Value numberOfThreads =
+        LLVM::MulOp::create(rewriter, loc, adaptor.getMemberCount(), warpSize);
+
+    Value namedBarrier =
+        LLVM::PoisonOp::create(rewriter, loc, namedBarrierType);
+    DenseI64ArrayAttr barrierIdPos = rewriter.getDenseI64ArrayAttr({0});
+    DenseI64ArrayAttr numberOfThreadsPos = rewriter.getDenseI64ArrayAttr({1});
+    namedBarrier = LLVM::InsertValueOp::create(rewriter, loc, namedBarrier,
+                                               barrierId, barrierIdPos);
+    namedBarrier = LLVM::InsertValueOp::create(
+        rewriter, loc, namedBarrier, numberOfThreads, numberOfThreadsPos);
+    rewriter.replaceOp(op, namedBarrier);
+    return success();
+  }
+};
 
 /// A pass that replaces all occurrences of GPU device operations with their
 /// corresponding NVVM equivalent.
@@ -452,136 +612,15 @@ void mlir::configureGpuToNVVMConversionLegality(ConversionTarget &target) {
 void mlir::configureGpuToNVVMTypeConverter(LLVMTypeConverter &converter) {
   nvgpu::populateCommonGPUTypeAndAttributeConversions(converter);
 
+  converter.addConversion([&](gpu::NamedBarrierType type) -> Type {
+    Type i32 = IntegerType::get(type.getContext(), 32);
+    return LLVM::LLVMStructType::getLiteral(type.getContext(), {i32, i32});
+  });
+
   // Lowering for MMAMatrixType.
   converter.addConversion([&](gpu::MMAMatrixType type) -> Type {
     return convertMMAToLLVMType(type);
   });
-}
-
-struct SincosOpLowering : public ConvertOpToLLVMPattern<math::SincosOp> {
-  using ConvertOpToLLVMPattern<math::SincosOp>::ConvertOpToLLVMPattern;
-
-  LogicalResult
-  matchAndRewrite(math::SincosOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Value input = adaptor.getOperand();
-    Type inputType = input.getType();
-    auto convertedInput = maybeExt(input, rewriter);
-    auto computeType = convertedInput.getType();
-
-    StringRef sincosFunc;
-    if (isa<Float32Type>(computeType)) {
-      const arith::FastMathFlags flag = op.getFastmath();
-      const bool useApprox =
-          mlir::arith::bitEnumContainsAny(flag, arith::FastMathFlags::afn);
-      sincosFunc = useApprox ? "__nv_fast_sincosf" : "__nv_sincosf";
-    } else if (isa<Float64Type>(computeType)) {
-      sincosFunc = "__nv_sincos";
-    } else {
-      return rewriter.notifyMatchFailure(op,
-                                         "unsupported operand type for sincos");
-    }
-
-    auto ptrType = LLVM::LLVMPointerType::get(rewriter.getContext());
-
-    Value sinPtr, cosPtr;
-    {
-      OpBuilder::InsertionGuard guard(rewriter);
-      auto *scope =
-          op->getParentWithTrait<mlir::OpTrait::AutomaticAllocationScope>();
-      assert(scope && "Expected op to be inside automatic allocation scope");
-      rewriter.setInsertionPointToStart(&scope->getRegion(0).front());
-      auto one = LLVM::ConstantOp::create(rewriter, loc, rewriter.getI32Type(),
-                                          rewriter.getI32IntegerAttr(1));
-      sinPtr =
-          LLVM::AllocaOp::create(rewriter, loc, ptrType, computeType, one, 0);
-      cosPtr =
-          LLVM::AllocaOp::create(rewriter, loc, ptrType, computeType, one, 0);
-    }
-
-    createSincosCall(rewriter, loc, sincosFunc, convertedInput, sinPtr, cosPtr,
-                     op);
-
-    auto sinResult = LLVM::LoadOp::create(rewriter, loc, computeType, sinPtr);
-    auto cosResult = LLVM::LoadOp::create(rewriter, loc, computeType, cosPtr);
-
-    rewriter.replaceOp(op, {maybeTrunc(sinResult, inputType, rewriter),
-                            maybeTrunc(cosResult, inputType, rewriter)});
-    return success();
-  }
-
-private:
-  Value maybeExt(Value operand, PatternRewriter &rewriter) const {
-    if (isa<Float16Type, BFloat16Type>(operand.getType()))
-      return LLVM::FPExtOp::create(rewriter, operand.getLoc(),
-                                   Float32Type::get(rewriter.getContext()),
-                                   operand);
-    return operand;
-  }
-
-  Value maybeTrunc(Value operand, Type type, PatternRewriter &rewriter) const {
-    if (operand.getType() != type)
-      return LLVM::FPTruncOp::create(rewriter, operand.getLoc(), type, operand);
-    return operand;
-  }
-
-  void createSincosCall(ConversionPatternRewriter &rewriter, Location loc,
-                        StringRef funcName, Value input, Value sinPtr,
-                        Value cosPtr, Operation *op) const {
-    auto voidType = LLVM::LLVMVoidType::get(rewriter.getContext());
-    auto ptrType = sinPtr.getType();
-
-    SmallVector<Type> operandTypes = {input.getType(), ptrType, ptrType};
-    auto funcType = LLVM::LLVMFunctionType::get(voidType, operandTypes);
-
-    auto funcAttr = StringAttr::get(op->getContext(), funcName);
-    auto funcOp =
-        SymbolTable::lookupNearestSymbolFrom<LLVM::LLVMFuncOp>(op, funcAttr);
-
-    if (!funcOp) {
-      auto parentFunc = op->getParentOfType<FunctionOpInterface>();
-      assert(parentFunc && "expected there to be a parent function");
-      OpBuilder b(parentFunc);
-
-      auto globalloc = loc->findInstanceOfOrUnknown<FileLineColLoc>();
-      funcOp = LLVM::LLVMFuncOp::create(b, globalloc, funcName, funcType);
-    }
-
-    SmallVector<Value> callOperands = {input, sinPtr, cosPtr};
-    LLVM::CallOp::create(rewriter, loc, funcOp, callOperands);
-  }
-};
-
-template <typename OpTy>
-static void populateOpPatterns(const LLVMTypeConverter &converter,
-                               RewritePatternSet &patterns,
-                               PatternBenefit benefit, StringRef f32Func,
-                               StringRef f64Func, StringRef f32ApproxFunc = "",
-                               StringRef f16Func = "") {
-  patterns.add<ScalarizeVectorOpLowering<OpTy>>(converter, benefit);
-  patterns.add<OpToFuncCallLowering<OpTy>>(converter, f32Func, f64Func,
-                                           f32ApproxFunc, f16Func,
-                                           /*i32Func=*/"", benefit);
-}
-
-template <typename OpTy>
-static void populateIntOpPatterns(const LLVMTypeConverter &converter,
-                                  RewritePatternSet &patterns,
-                                  PatternBenefit benefit, StringRef i32Func) {
-  patterns.add<ScalarizeVectorOpLowering<OpTy>>(converter, benefit);
-  patterns.add<OpToFuncCallLowering<OpTy>>(converter, "", "", "", "", i32Func,
-                                           benefit);
-}
-
-template <typename OpTy>
-static void populateFloatIntOpPatterns(const LLVMTypeConverter &converter,
-                                       RewritePatternSet &patterns,
-                                       PatternBenefit benefit,
-                                       StringRef f32Func, StringRef f64Func) {
-  patterns.add<ScalarizeVectorOpLowering<OpTy>>(converter, benefit);
-  patterns.add<OpToFuncCallLowering<OpTy>>(converter, f32Func, f64Func, "", "",
-                                           /*i32Func=*/"", benefit);
 }
 
 void mlir::populateGpuSubgroupReduceOpLoweringPattern(
@@ -590,107 +629,15 @@ void mlir::populateGpuSubgroupReduceOpLoweringPattern(
   patterns.add<GPUSubgroupReduceOpLowering>(converter, benefit);
 }
 
-void mlir::populateLibDeviceConversionPatterns(
-    const LLVMTypeConverter &converter, RewritePatternSet &patterns,
-    PatternBenefit benefit) {
-  populateOpPatterns<arith::RemFOp>(converter, patterns, benefit, "__nv_fmodf",
-                                    "__nv_fmod");
-  populateOpPatterns<arith::MaxNumFOp>(converter, patterns, benefit,
-                                       "__nv_fmaxf", "__nv_fmax");
-  populateOpPatterns<arith::MinNumFOp>(converter, patterns, benefit,
-                                       "__nv_fminf", "__nv_fmin");
-
-  populateIntOpPatterns<math::AbsIOp>(converter, patterns, benefit, "__nv_abs");
-  populateOpPatterns<math::AbsFOp>(converter, patterns, benefit, "__nv_fabsf",
-                                   "__nv_fabs");
-  populateOpPatterns<math::AcosOp>(converter, patterns, benefit, "__nv_acosf",
-                                   "__nv_acos");
-  populateOpPatterns<math::AcoshOp>(converter, patterns, benefit, "__nv_acoshf",
-                                    "__nv_acosh");
-  populateOpPatterns<math::AsinOp>(converter, patterns, benefit, "__nv_asinf",
-                                   "__nv_asin");
-  populateOpPatterns<math::AsinhOp>(converter, patterns, benefit, "__nv_asinhf",
-                                    "__nv_asinh");
-  populateOpPatterns<math::AtanOp>(converter, patterns, benefit, "__nv_atanf",
-                                   "__nv_atan");
-  populateOpPatterns<math::Atan2Op>(converter, patterns, benefit, "__nv_atan2f",
-                                    "__nv_atan2");
-  populateOpPatterns<math::AtanhOp>(converter, patterns, benefit, "__nv_atanhf",
-                                    "__nv_atanh");
-  populateOpPatterns<math::CbrtOp>(converter, patterns, benefit, "__nv_cbrtf",
-                                   "__nv_cbrt");
-  populateOpPatterns<math::CeilOp>(converter, patterns, benefit, "__nv_ceilf",
-                                   "__nv_ceil");
-  populateOpPatterns<math::CopySignOp>(converter, patterns, benefit,
-                                       "__nv_copysignf", "__nv_copysign");
-  populateOpPatterns<math::CosOp>(converter, patterns, benefit, "__nv_cosf",
-                                  "__nv_cos", "__nv_fast_cosf");
-  populateOpPatterns<math::CoshOp>(converter, patterns, benefit, "__nv_coshf",
-                                   "__nv_cosh");
-  populateOpPatterns<math::ErfOp>(converter, patterns, benefit, "__nv_erff",
-                                  "__nv_erf");
-  populateOpPatterns<math::ErfcOp>(converter, patterns, benefit, "__nv_erfcf",
-                                   "__nv_erfc");
-  populateOpPatterns<math::ExpOp>(converter, patterns, benefit, "__nv_expf",
-                                  "__nv_exp", "__nv_fast_expf");
-  populateOpPatterns<math::Exp2Op>(converter, patterns, benefit, "__nv_exp2f",
-                                   "__nv_exp2");
-  populateOpPatterns<math::ExpM1Op>(converter, patterns, benefit, "__nv_expm1f",
-                                    "__nv_expm1");
-  populateOpPatterns<math::FloorOp>(converter, patterns, benefit, "__nv_floorf",
-                                    "__nv_floor");
-  populateOpPatterns<math::FmaOp>(converter, patterns, benefit, "__nv_fmaf",
-                                  "__nv_fma");
-  // Note: libdevice uses a different name for 32-bit finite checking
-  populateOpPatterns<math::IsFiniteOp>(converter, patterns, benefit,
-                                       "__nv_finitef", "__nv_isfinited");
-  populateOpPatterns<math::IsInfOp>(converter, patterns, benefit, "__nv_isinff",
-                                    "__nv_isinfd");
-  populateOpPatterns<math::IsNaNOp>(converter, patterns, benefit, "__nv_isnanf",
-                                    "__nv_isnand");
-  populateOpPatterns<math::LogOp>(converter, patterns, benefit, "__nv_logf",
-                                  "__nv_log", "__nv_fast_logf");
-  populateOpPatterns<math::Log10Op>(converter, patterns, benefit, "__nv_log10f",
-                                    "__nv_log10", "__nv_fast_log10f");
-  populateOpPatterns<math::Log1pOp>(converter, patterns, benefit, "__nv_log1pf",
-                                    "__nv_log1p");
-  populateOpPatterns<math::Log2Op>(converter, patterns, benefit, "__nv_log2f",
-                                   "__nv_log2", "__nv_fast_log2f");
-  populateOpPatterns<math::PowFOp>(converter, patterns, benefit, "__nv_powf",
-                                   "__nv_pow", "__nv_fast_powf");
-  populateFloatIntOpPatterns<math::FPowIOp>(converter, patterns, benefit,
-                                            "__nv_powif", "__nv_powi");
-  populateOpPatterns<math::RoundOp>(converter, patterns, benefit, "__nv_roundf",
-                                    "__nv_round");
-  populateOpPatterns<math::RoundEvenOp>(converter, patterns, benefit,
-                                        "__nv_rintf", "__nv_rint");
-  populateOpPatterns<math::RsqrtOp>(converter, patterns, benefit, "__nv_rsqrtf",
-                                    "__nv_rsqrt");
-  populateOpPatterns<math::SinOp>(converter, patterns, benefit, "__nv_sinf",
-                                  "__nv_sin", "__nv_fast_sinf");
-  populateOpPatterns<math::SinhOp>(converter, patterns, benefit, "__nv_sinhf",
-                                   "__nv_sinh");
-  populateOpPatterns<math::SqrtOp>(converter, patterns, benefit, "__nv_sqrtf",
-                                   "__nv_sqrt");
-  populateOpPatterns<math::TanOp>(converter, patterns, benefit, "__nv_tanf",
-                                  "__nv_tan", "__nv_fast_tanf");
-  populateOpPatterns<math::TanhOp>(converter, patterns, benefit, "__nv_tanhf",
-                                   "__nv_tanh");
-
-  // Custom pattern for sincos since it returns two values
-  patterns.add<SincosOpLowering>(converter, benefit);
-}
-
 void mlir::populateGpuToNVVMConversionPatterns(
     const LLVMTypeConverter &converter, RewritePatternSet &patterns,
     PatternBenefit benefit) {
   using gpu::index_lowering::IndexKind;
   using gpu::index_lowering::IntrType;
 
-  // TODO: Pass benefit to generated patterns.
-  populateWithGenerated(patterns);
-
-  patterns.add<GPUPrintfOpToVPrintfLowering, AssertOpToAssertfailLowering>(
+  patterns.add<GPUBarrierOpToNVVMLowering,
+               GPUInitializeNamedBarrierOpToNVVMLowering,
+               GPUPrintfOpToVPrintfLowering, AssertOpToAssertfailLowering>(
       converter, benefit);
   patterns.add<
       gpu::index_lowering::OpLowering<gpu::ThreadIdOp, NVVM::ThreadIdXOp,
@@ -722,8 +669,8 @@ void mlir::populateGpuToNVVMConversionPatterns(
   patterns.add<gpu::index_lowering::OpLowering<
       gpu::GridDimOp, NVVM::GridDimXOp, NVVM::GridDimYOp, NVVM::GridDimZOp>>(
       converter, IndexKind::Grid, IntrType::Dim, benefit);
-  patterns.add<GPULaneIdOpToNVVM, GPUShuffleOpLowering, GPUReturnOpLowering>(
-      converter, benefit);
+  patterns.add<GPULaneIdOpToNVVM, GPUBallotOpToNVVM, GPUShuffleOpLowering,
+               GPUReturnOpLowering>(converter, benefit);
 
   patterns.add<GPUDynamicSharedMemoryOpLowering>(
       converter, NVVM::kSharedMemoryAlignmentBit, benefit);

@@ -36,6 +36,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -102,6 +103,71 @@ static Value getLaneId(RewriterBase &rewriter, Location loc) {
   return laneId;
 }
 
+/// Maximum number of threads per block dimension on AMD GPUs.
+static constexpr int64_t kMaxThreadsPerBlockDim = 1024;
+
+/// Emits a call to an OCKL block/grid size function corresponding to
+/// `indexKind` with argument `dim`, except that if the context around
+/// `contextOp` gives an exact size for that dimension, return that as
+/// an `i64` constant instead.
+static Value getKnownOrOcklDim(RewriterBase &rewriter,
+                               gpu::index_lowering::IndexKind indexKind,
+                               gpu::Dimension dim, Operation *contextOp,
+                               std::optional<uint32_t> opUpperBound) {
+  Location loc = contextOp->getLoc();
+  MLIRContext *context = contextOp->getContext();
+
+  auto i32Ty = IntegerType::get(context, 32);
+  auto i64Ty = IntegerType::get(context, 64);
+
+  if (std::optional<uint32_t> knownDim =
+          gpu::getKnownDimensionSizeAround(contextOp, indexKind, dim))
+    return LLVM::ConstantOp::create(rewriter, loc,
+                                    rewriter.getI64IntegerAttr(*knownDim));
+
+  int32_t dimParam = static_cast<int32_t>(dim);
+
+  StringRef functionName;
+  switch (indexKind) {
+  case gpu::index_lowering::IndexKind::Block:
+    functionName = "__ockl_get_local_size";
+    break;
+  case gpu::index_lowering::IndexKind::Grid:
+    functionName = "__ockl_get_num_groups";
+    break;
+  case gpu::index_lowering::IndexKind::Cluster:
+  case gpu::index_lowering::IndexKind::Other:
+    llvm_unreachable("Not valid index kinds for ockl lookup");
+  }
+
+  // Declare the ockl function: i64 @functionName(i32).
+  auto fnType = LLVM::LLVMFunctionType::get(i64Ty, {i32Ty});
+  Operation *moduleOp = contextOp->getParentWithTrait<OpTrait::SymbolTable>();
+  LLVM::LLVMFuncOp funcOp =
+      getOrDefineFunction(moduleOp, loc, rewriter, functionName, fnType);
+
+  // Create the call.
+  Value dimConst = LLVM::ConstantOp::create(rewriter, loc, i32Ty, dimParam);
+  auto callOp =
+      LLVM::CallOp::create(rewriter, loc, funcOp, ValueRange{dimConst});
+
+  LLVM::ConstantRangeAttr range;
+  if (opUpperBound) {
+    range = LLVM::ConstantRangeAttr::get(
+        context, APInt(64, 1),
+        APInt(64, static_cast<uint64_t>(*opUpperBound) + 1));
+  } else if (indexKind == gpu::index_lowering::IndexKind::Block) {
+    // Set the hardware limit for block ranges as the bounds on block dim calls.
+    range = LLVM::ConstantRangeAttr::get(context, APInt(64, 1),
+                                         APInt(64, kMaxThreadsPerBlockDim + 1));
+  }
+  if (range) {
+    callOp.setResAttrsAttr(rewriter.getArrayAttr(rewriter.getDictionaryAttr(
+        rewriter.getNamedAttr(LLVM::LLVMDialect::getRangeAttrName(), range))));
+  }
+  return callOp.getResult();
+}
+
 static constexpr StringLiteral amdgcnDataLayout =
     "e-p:64:64-p1:64:64-p2:32:32-p3:32:32-p4:64:64-p5:32:32-p6:32:32"
     "-p7:160:256:256:32-p8:128:128:128:48-p9:192:256:256:32-i64:64-v16:16-v24:"
@@ -110,6 +176,36 @@ static constexpr StringLiteral amdgcnDataLayout =
     "64-S32-A5-G1-ni:7:8:9";
 
 namespace {
+
+/// Lowers gpu.block_dim / gpu.grid_dim to direct __ockl_get_local_size /
+/// __ockl_get_num_groups function calls.
+template <typename OpTy>
+struct GPUDimOpToOcklCall final : ConvertOpToLLVMPattern<OpTy> {
+  GPUDimOpToOcklCall(const LLVMTypeConverter &converter,
+                     gpu::index_lowering::IndexKind indexKind)
+      : ConvertOpToLLVMPattern<OpTy>(converter), indexKind(indexKind) {}
+
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+
+    std::optional<uint32_t> opUpperBound;
+    if (auto bound = op.getUpperBound())
+      opUpperBound = static_cast<uint32_t>(bound->getZExtValue());
+
+    Value ocklCall = getKnownOrOcklDim(rewriter, indexKind, op.getDimension(),
+                                       op, opUpperBound);
+    Value result = truncOrExtToLLVMType(rewriter, loc, ocklCall,
+                                        *this->getTypeConverter());
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+
+private:
+  const gpu::index_lowering::IndexKind indexKind;
+};
+
 struct GPULaneIdOpToROCDL : ConvertOpToLLVMPattern<gpu::LaneIdOp> {
   using ConvertOpToLLVMPattern<gpu::LaneIdOp>::ConvertOpToLLVMPattern;
 
@@ -170,6 +266,88 @@ struct GPUSubgroupSizeOpToROCDL : ConvertOpToLLVMPattern<gpu::SubgroupSizeOp> {
   const amdgpu::Chipset chipset;
 };
 
+struct GPUSubgroupIdOpToROCDL : ConvertOpToLLVMPattern<gpu::SubgroupIdOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  GPUSubgroupIdOpToROCDL(const LLVMTypeConverter &converter,
+                         amdgpu::Chipset chipset)
+      : ConvertOpToLLVMPattern<gpu::SubgroupIdOp>(converter), chipset(chipset) {
+  }
+
+  LogicalResult
+  matchAndRewrite(gpu::SubgroupIdOp op, gpu::SubgroupIdOp::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto int32Type = rewriter.getI32Type();
+
+    Value subgroupId;
+    if (chipset.majorVersion >= 12) {
+      // For gfx12+, use the hardware wave.id register directly.
+      LLVM::ConstantRangeAttr bounds;
+      if (auto upperBoundAttr = op.getUpperBoundAttr())
+        bounds = rewriter.getAttr<LLVM::ConstantRangeAttr>(
+            /*bitWidth=*/32, /*lower=*/0,
+            /*upper=*/upperBoundAttr.getInt());
+      subgroupId = ROCDL::WaveId::create(rewriter, loc, int32Type, bounds);
+    } else {
+      // For older architectures, compute:
+      // subgroup_id = linearized_thread_id / subgroup_size
+      // where linearized_thread_id = tid.x + dim.x * (tid.y + dim.y * tid.z)
+      auto tidX = ROCDL::ThreadIdXOp::create(rewriter, loc, int32Type);
+      auto tidY = ROCDL::ThreadIdYOp::create(rewriter, loc, int32Type);
+      auto tidZ = ROCDL::ThreadIdZOp::create(rewriter, loc, int32Type);
+      auto setBoundFromContext = [&](Operation *tidOp, gpu::Dimension dim) {
+        if (LLVM::ConstantRangeAttr range =
+                gpu::index_lowering::getIndexOpRange(
+                    op, dim, std::nullopt,
+                    gpu::index_lowering::IndexKind::Block,
+                    gpu::index_lowering::IntrType::Id, 32))
+          tidOp->setAttr("range", range);
+      };
+      setBoundFromContext(tidX, gpu::Dimension::x);
+      setBoundFromContext(tidY, gpu::Dimension::y);
+      setBoundFromContext(tidZ, gpu::Dimension::z);
+
+      auto flags =
+          LLVM::IntegerOverflowFlags::nsw | LLVM::IntegerOverflowFlags::nuw;
+
+      auto getBlockDim = [&](gpu::Dimension dim) {
+        Value dim64 =
+            getKnownOrOcklDim(rewriter, gpu::index_lowering::IndexKind::Block,
+                              dim, op, std::nullopt);
+        Value dimTrunc =
+            LLVM::TruncOp::create(rewriter, loc, int32Type, dim64, flags);
+        return dimTrunc;
+      };
+      Value dimX = getBlockDim(gpu::Dimension::x);
+      Value dimY = getBlockDim(gpu::Dimension::y);
+
+      // linearized = tid.x + dim.x * (tid.y + dim.y * tid.z)
+      // Thread IDs and dimensions are non-negative and small, so use nuw+nsw.
+      Value dimYxTidZ =
+          LLVM::MulOp::create(rewriter, loc, int32Type, dimY, tidZ, flags);
+      Value tidYPlusDimYxTidZ =
+          LLVM::AddOp::create(rewriter, loc, int32Type, tidY, dimYxTidZ, flags);
+      Value dimXxInner = LLVM::MulOp::create(rewriter, loc, int32Type, dimX,
+                                             tidYPlusDimYxTidZ, flags);
+      Value linearized = LLVM::AddOp::create(rewriter, loc, int32Type, tidX,
+                                             dimXxInner, flags);
+
+      Value subgroupSize =
+          ROCDL::WavefrontSizeOp::create(rewriter, loc, int32Type);
+      subgroupId = LLVM::UDivOp::create(rewriter, loc, int32Type, linearized,
+                                        subgroupSize);
+    }
+
+    subgroupId =
+        truncOrExtToLLVMType(rewriter, loc, subgroupId, *getTypeConverter());
+    rewriter.replaceOp(op, subgroupId);
+    return success();
+  }
+
+  const amdgpu::Chipset chipset;
+};
+
 static bool isSupportedReadLaneType(Type type) {
   // https://llvm.org/docs/AMDGPUUsage.html#llvm-ir-intrinsics
   if (isa<Float16Type, BFloat16Type, Float32Type, Float64Type,
@@ -210,8 +388,11 @@ struct GPUSubgroupBroadcastOpToROCDL
 
     Type i32 = rewriter.getI32Type();
     Location loc = op.getLoc();
-    SmallVector<Value> decomposed =
-        LLVM::decomposeValue(rewriter, loc, src, i32);
+    SmallVector<Value> decomposed;
+    if (failed(LLVM::decomposeValue(rewriter, loc, src, i32, decomposed,
+                                    /*permitVariablySizedScalars=*/true)))
+      return rewriter.notifyMatchFailure(op,
+                                         "Unexpected decomposition failure");
 
     SmallVector<Value> results;
     results.reserve(decomposed.size());
@@ -234,6 +415,27 @@ private:
       return ROCDL::ReadfirstlaneOp::create(rewriter, op.getLoc(),
                                             src.getType(), src);
     }
+  }
+};
+
+struct GPUBallotOpToROCDL : public ConvertOpToLLVMPattern<gpu::BallotOp> {
+  using ConvertOpToLLVMPattern<gpu::BallotOp>::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(gpu::BallotOp op, gpu::BallotOp::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto intType = cast<IntegerType>(op.getType());
+    unsigned width = intType.getWidth();
+
+    // ROCDL ballot natively supports i32 and i64 for wavefront sizes of
+    // 32 and 64 lanes.
+    if (width != 32 && width != 64)
+      return rewriter.notifyMatchFailure(
+          op, "rocdl.ballot only supports i32 and i64 result types");
+
+    rewriter.replaceOpWithNewOp<ROCDL::BallotOp>(op, op.getType(),
+                                                 adaptor.getPredicate());
+    return success();
   }
 };
 
@@ -298,8 +500,11 @@ struct GPUShuffleOpLowering : public ConvertOpToLLVMPattern<gpu::ShuffleOp> {
     Value dwordAlignedDstLane =
         LLVM::ShlOp::create(rewriter, loc, int32Type, selectDstLane, two);
 
-    SmallVector<Value> decomposed =
-        LLVM::decomposeValue(rewriter, loc, initShflValue, int32Type);
+    SmallVector<Value> decomposed;
+    if (failed(LLVM::decomposeValue(rewriter, loc, initShflValue, int32Type,
+                                    decomposed)))
+      return rewriter.notifyMatchFailure(op,
+                                         "failed to decompose value to i32");
     SmallVector<Value> swizzled;
     for (Value v : decomposed) {
       Value res = ROCDL::DsBpermuteOp::create(rewriter, loc, int32Type,
@@ -309,6 +514,204 @@ struct GPUShuffleOpLowering : public ConvertOpToLLVMPattern<gpu::ShuffleOp> {
     Value shflValue =
         LLVM::composeValue(rewriter, loc, swizzled, initShflValue.getType());
     rewriter.replaceOp(op, {shflValue, isActiveSrcLane});
+    return success();
+  }
+};
+
+/// Emit an LLVM fence with MMRA metadata based on the given address spaces.
+/// If `addrSpaces` is nullopt, all memory is fenced (global + LDS).
+static void emitFences(std::optional<ArrayAttr> addrSpaces,
+                       ConversionPatternRewriter &rewriter, Location loc,
+                       StringRef scope, bool before) {
+  bool fenceGlobal = false;
+  bool fenceLDS = false;
+
+  if (addrSpaces) {
+    for (auto spaceAttr : addrSpaces->getAsRange<gpu::AddressSpaceAttr>()) {
+      switch (spaceAttr.getValue()) {
+      case gpu::AddressSpace::Global:
+        fenceGlobal = true;
+        break;
+      case gpu::AddressSpace::Workgroup:
+        fenceLDS = true;
+        break;
+      case gpu::AddressSpace::Private:
+      case gpu::AddressSpace::Constant:
+        break;
+      }
+    }
+  } else {
+    fenceGlobal = true;
+    fenceLDS = true;
+  }
+
+  if (!fenceGlobal && !fenceLDS)
+    return;
+
+  Attribute mmra;
+  if (fenceLDS && !fenceGlobal)
+    mmra =
+        rewriter.getAttr<LLVM::MMRATagAttr>("amdgpu-synchronize-as", "local");
+  else if (fenceGlobal && !fenceLDS)
+    mmra =
+        rewriter.getAttr<LLVM::MMRATagAttr>("amdgpu-synchronize-as", "global");
+
+  auto ordering =
+      before ? LLVM::AtomicOrdering::release : LLVM::AtomicOrdering::acquire;
+  auto fence = LLVM::FenceOp::create(rewriter, loc, ordering, scope);
+  if (mmra)
+    fence->setDiscardableAttr(LLVM::LLVMDialect::getMmraAttrName(), mmra);
+}
+
+static constexpr int32_t kWholeClusterBarrierId = -3;
+static constexpr int32_t kWholeWorkgroupBarrierId = -1;
+struct GPUBarrierOpLowering final : ConvertOpToLLVMPattern<gpu::BarrierOp> {
+  GPUBarrierOpLowering(const LLVMTypeConverter &converter,
+                       amdgpu::Chipset chipset)
+      : ConvertOpToLLVMPattern<gpu::BarrierOp>(converter), chipset(chipset) {}
+
+  amdgpu::Chipset chipset;
+
+  LogicalResult
+  matchAndRewrite(gpu::BarrierOp op, gpu::BarrierOp::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    gpu::BarrierScope scope = op.getScope();
+
+    // Subgroup (wave) scope.
+    if (scope == gpu::BarrierScope::Subgroup) {
+      emitFences(op.getAddressSpaces(), rewriter, loc, "wavefront",
+                 /*before=*/true);
+      ROCDL::WaveBarrierOp::create(rewriter, loc);
+      emitFences(op.getAddressSpaces(), rewriter, loc, "wavefront",
+                 /*before=*/false);
+      rewriter.eraseOp(op);
+      return success();
+    }
+
+    // Cluster scope: gfx1250+ only, signal/wait with constant -3.
+    if (scope == gpu::BarrierScope::Cluster) {
+      if (chipset < amdgpu::Chipset(12, 5, 0))
+        return op.emitOpError("cluster scope barriers require gfx1250+");
+      emitFences(op.getAddressSpaces(), rewriter, loc, "cluster",
+                 /*before=*/true);
+      ROCDL::BarrierSignalOp::create(rewriter, loc, kWholeClusterBarrierId);
+      ROCDL::BarrierWaitOp::create(
+          rewriter, loc, static_cast<int16_t>(kWholeClusterBarrierId));
+      emitFences(op.getAddressSpaces(), rewriter, loc, "cluster",
+                 /*before=*/false);
+      rewriter.eraseOp(op);
+      return success();
+    }
+
+    // Workgroup scope (default).
+    assert(scope == gpu::BarrierScope::Workgroup && "unsupported scope");
+
+    // Named barrier path.
+    if (Value namedBarrier = adaptor.getNamedBarrier()) {
+      if (chipset.majorVersion < 12)
+        return op.emitOpError("named barriers require gfx12+");
+
+      emitFences(op.getAddressSpaces(), rewriter, loc, "workgroup",
+                 /*before=*/true);
+      // A wave must join the named barrier before it may signal it.
+      ROCDL::BarrierJoinOp::create(rewriter, loc, namedBarrier);
+      // Signal with memberCnt=0 retains the count from s.barrier.init.
+      ROCDL::BarrierSignalVarOp::create(rewriter, loc, namedBarrier,
+                                        /*memberCnt=*/0);
+      // id=1 selects the named-barrier wait class; the actual barrier waited
+      // on is the last one this wave joined.
+      ROCDL::BarrierWaitOp::create(rewriter, loc, static_cast<int16_t>(1));
+      emitFences(op.getAddressSpaces(), rewriter, loc, "workgroup",
+                 /*before=*/false);
+      rewriter.eraseOp(op);
+      return success();
+    }
+
+    // Regular workgroup barrier.
+    emitFences(op.getAddressSpaces(), rewriter, loc, "workgroup",
+               /*before=*/true);
+    if (chipset.majorVersion < 12) {
+      ROCDL::SBarrierOp::create(rewriter, loc);
+    } else {
+      ROCDL::BarrierSignalOp::create(rewriter, loc, kWholeWorkgroupBarrierId);
+      ROCDL::BarrierWaitOp::create(
+          rewriter, loc, static_cast<int16_t>(kWholeWorkgroupBarrierId));
+    }
+    emitFences(op.getAddressSpaces(), rewriter, loc, "workgroup",
+               /*before=*/false);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct GPUInitializeNamedBarrierOpLowering final
+    : ConvertOpToLLVMPattern<gpu::InitializeNamedBarrierOp> {
+  GPUInitializeNamedBarrierOpLowering(const LLVMTypeConverter &converter,
+                                      amdgpu::Chipset chipset)
+      : ConvertOpToLLVMPattern<gpu::InitializeNamedBarrierOp>(converter),
+        chipset(chipset) {}
+
+  amdgpu::Chipset chipset;
+
+  LogicalResult
+  matchAndRewrite(gpu::InitializeNamedBarrierOp op,
+                  gpu::InitializeNamedBarrierOp::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (chipset.majorVersion < 12)
+      return op.emitOpError("named barriers require gfx12+");
+
+    Location loc = op.getLoc();
+
+    // The count must be a constant for rocdl.s.barrier.init.
+    IntegerAttr countAttr;
+    if (!matchPattern(op.getMemberCount(), m_Constant(&countAttr)))
+      return op.emitOpError(
+          "named barrier member count must be a constant for ROCDL lowering");
+    int32_t count = countAttr.getInt();
+
+    // Place the global in the symbol-table scope enclosing the function-like
+    // op that contains this barrier (typically a module).
+    auto funcOp = op->getParentOfType<FunctionOpInterface>();
+    if (!funcOp)
+      return op.emitOpError("must be inside a function-like op");
+    Operation *symbolTableOp =
+        funcOp->getParentWithTrait<OpTrait::SymbolTable>();
+    if (!symbolTableOp)
+      return op.emitOpError(
+          "enclosing function-like op must have a symbol-table parent");
+
+    auto targetTy = LLVM::LLVMTargetExtType::get(
+        rewriter.getContext(), "amdgcn.named.barrier", {}, {0});
+    auto ptrTy = LLVM::LLVMPointerType::get(rewriter.getContext(), 3);
+
+    // Build the global detached so SymbolTable::insert can both place it and
+    // rename it as needed without creating a transient name conflict in IR.
+    OpBuilder detachedBuilder(rewriter.getContext());
+    auto globalOp = LLVM::GlobalOp::create(
+        detachedBuilder, loc, targetTy, /*isConstant=*/false,
+        LLVM::Linkage::Internal, "__named_barrier", /*value=*/Attribute(),
+        /*alignment=*/0, /*addrSpace=*/3);
+    // Initialize with poison.
+    {
+      Region &region = globalOp.getInitializerRegion();
+      Block *block = detachedBuilder.createBlock(&region);
+      detachedBuilder.setInsertionPointToStart(block);
+      auto poison = LLVM::PoisonOp::create(detachedBuilder, loc, targetTy);
+      LLVM::ReturnOp::create(detachedBuilder, loc, poison);
+    }
+    // SymbolTable::insert places the op in the symbol-table body and renames
+    // the symbol to avoid collisions with any existing entries.
+    StringAttr globalName = SymbolTable(symbolTableOp).insert(globalOp);
+
+    // Get address of the global.
+    rewriter.setInsertionPoint(op);
+    auto addrOf = LLVM::AddressOfOp::create(rewriter, loc, ptrTy, globalName);
+
+    // Initialize the barrier.
+    ROCDL::BarrierInitOp::create(rewriter, loc, addrOf, count);
+
+    rewriter.replaceOp(op, addrOf.getResult());
     return success();
   }
 };
@@ -484,13 +887,9 @@ void mlir::populateGpuToROCDLConversionPatterns(
   patterns.add<gpu::index_lowering::OpLowering<
       gpu::BlockIdOp, ROCDL::BlockIdXOp, ROCDL::BlockIdYOp, ROCDL::BlockIdZOp>>(
       converter, IndexKind::Grid, IntrType::Id);
-  patterns.add<
-      gpu::index_lowering::OpLowering<gpu::BlockDimOp, ROCDL::BlockDimXOp,
-                                      ROCDL::BlockDimYOp, ROCDL::BlockDimZOp>>(
-      converter, IndexKind::Block, IntrType::Dim);
-  patterns.add<gpu::index_lowering::OpLowering<
-      gpu::GridDimOp, ROCDL::GridDimXOp, ROCDL::GridDimYOp, ROCDL::GridDimZOp>>(
-      converter, IndexKind::Grid, IntrType::Dim);
+  patterns.add<GPUDimOpToOcklCall<gpu::BlockDimOp>>(converter,
+                                                    IndexKind::Block);
+  patterns.add<GPUDimOpToOcklCall<gpu::GridDimOp>>(converter, IndexKind::Grid);
   patterns.add<GPUReturnOpLowering>(converter);
   patterns.add<GPUFuncOpLowering>(
       converter,
@@ -510,8 +909,10 @@ void mlir::populateGpuToROCDLConversionPatterns(
   patterns.add<GPUDynamicSharedMemoryOpLowering>(converter);
 
   patterns.add<GPUShuffleOpLowering, GPULaneIdOpToROCDL,
-               GPUSubgroupBroadcastOpToROCDL>(converter);
-  patterns.add<GPUSubgroupSizeOpToROCDL>(converter, chipset);
+               GPUSubgroupBroadcastOpToROCDL, GPUBallotOpToROCDL>(converter);
+  patterns.add<GPUSubgroupIdOpToROCDL, GPUSubgroupSizeOpToROCDL,
+               GPUBarrierOpLowering, GPUInitializeNamedBarrierOpLowering>(
+      converter, chipset);
 
   populateMathToROCDLConversionPatterns(converter, patterns, chipset);
 }

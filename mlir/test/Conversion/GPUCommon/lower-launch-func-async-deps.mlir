@@ -144,26 +144,51 @@ module attributes {gpu.container_module} {
     return
   }
 
-  // A synchronous launch with dependencies runs on a new stream that waits
-  // for them; the host then waits for that stream, which is destroyed. The
-  // dependencies' streams are left alone.
+  // A synchronous launch with dependencies creates no stream: it runs on its
+  // first stream dependency, which waits for the others; the host then waits
+  // for that stream. Nothing is destroyed by the launch.
   // CHECK-LABEL: llvm.func @sync_with_deps
   func.func @sync_with_deps(%sz : index, %f : f32) {
     // CHECK: %[[S0:.*]] = llvm.call @mgpuStreamCreate()
-    // CHECK: %[[E0:.*]] = llvm.call @mgpuEventCreate()
-    // CHECK: llvm.call @mgpuEventRecord(%[[E0]], %[[S0]])
+    // CHECK: %[[S1:.*]] = llvm.call @mgpuStreamCreate()
+    // CHECK: %[[E1:.*]] = llvm.call @mgpuEventCreate()
+    // CHECK: llvm.call @mgpuEventRecord(%[[E1]], %[[S1]])
     %t0 = gpu.wait async
-    // CHECK: %[[S:.*]] = llvm.call @mgpuStreamCreate()
-    // CHECK-NEXT: llvm.call @mgpuStreamWaitEvent(%[[S]], %[[E0]])
-    // CHECK-NEXT: llvm.call @mgpuEventDestroy(%[[E0]])
-    // CHECK-NEXT: gpu.launch_func <%[[S]] : !llvm.ptr>
-    // CHECK-NEXT: llvm.call @mgpuStreamSynchronize(%[[S]])
-    // CHECK-NEXT: llvm.call @mgpuStreamDestroy(%[[S]])
-    gpu.launch_func [%t0] @kernels::@kernel
+    %t1 = gpu.wait async
+    // CHECK-NOT: llvm.call @mgpuStreamCreate
+    // CHECK: llvm.call @mgpuStreamWaitEvent(%[[S0]], %[[E1]])
+    // CHECK-NEXT: llvm.call @mgpuEventDestroy(%[[E1]])
+    // CHECK-NEXT: gpu.launch_func <%[[S0]] : !llvm.ptr>
+    // CHECK-NEXT: llvm.call @mgpuStreamSynchronize(%[[S0]])
+    // CHECK-NOT: llvm.call @mgpuStreamDestroy
+    gpu.launch_func [%t0, %t1] @kernels::@kernel
         blocks in (%sz, %sz, %sz) threads in (%sz, %sz, %sz) args(%f : f32)
     // CHECK: llvm.call @mgpuStreamSynchronize(%[[S0]])
     // CHECK: llvm.call @mgpuStreamDestroy(%[[S0]])
     gpu.wait [%t0]
+    gpu.wait [%t1]
+    return
+  }
+
+  // A synchronous launch whose dependencies are all events runs on the null
+  // (default) stream, which waits for them.
+  // CHECK-LABEL: llvm.func @sync_with_event_deps
+  func.func @sync_with_event_deps(%sz : index, %f : f32) {
+    %x0, %a0 = async.execute -> !async.value<!gpu.async.token> {
+      %t = gpu.wait async
+      async.yield %t : !gpu.async.token
+    }
+    // CHECK: %[[E0:.*]] = async.await
+    %e0 = async.await %a0 : !async.value<!gpu.async.token>
+    // CHECK-NOT: llvm.call @mgpuStreamCreate
+    // CHECK: %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+    // CHECK-NEXT: llvm.call @mgpuStreamWaitEvent(%[[NULL]], %[[E0]])
+    // CHECK-NEXT: llvm.call @mgpuEventDestroy(%[[E0]])
+    // CHECK-NEXT: gpu.launch_func <%[[NULL]] : !llvm.ptr>
+    // CHECK-NEXT: llvm.call @mgpuStreamSynchronize(%[[NULL]])
+    // CHECK-NOT: llvm.call @mgpuStreamDestroy
+    gpu.launch_func [%e0] @kernels::@kernel
+        blocks in (%sz, %sz, %sz) threads in (%sz, %sz, %sz) args(%f : f32)
     return
   }
 
@@ -174,6 +199,20 @@ module attributes {gpu.container_module} {
     // CHECK-NOT: llvm.call @mgpuStreamCreate
     // CHECK: gpu.launch_func @kernels::@kernel
     gpu.launch_func @kernels::@kernel
+        blocks in (%sz, %sz, %sz) threads in (%sz, %sz, %sz) args(%f : f32)
+    return
+  }
+
+  // A launch on the caller's stream (asyncObject) stays on it: no stream is
+  // created, synchronized or destroyed.
+  // CHECK-LABEL: llvm.func @caller_stream
+  // CHECK-SAME: (%[[STREAM:[^:]*]]: !llvm.ptr
+  func.func @caller_stream(%stream : !llvm.ptr, %sz : index, %f : f32) {
+    // CHECK-NOT: llvm.call @mgpuStream
+    // CHECK: gpu.launch_func <%[[STREAM]] : !llvm.ptr> @kernels::@kernel
+    // CHECK-NOT: llvm.call @mgpuStream
+    // CHECK: llvm.return
+    gpu.launch_func <%stream : !llvm.ptr> @kernels::@kernel
         blocks in (%sz, %sz, %sz) threads in (%sz, %sz, %sz) args(%f : f32)
     return
   }

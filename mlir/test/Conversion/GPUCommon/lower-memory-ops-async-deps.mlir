@@ -124,51 +124,62 @@ module attributes {gpu.container_module} {
     return
   }
 
-  // Token-less forms run on a stream of their own: stream, op, synchronize,
-  // destroy.
+  // Token-less forms create no stream: they run on the null (default)
+  // stream. The host waits for the copy and the memset; allocation and
+  // deallocation return to the host once done and need no synchronization.
   // CHECK-LABEL: llvm.func @sync_forms
   // LLVMIR-LABEL: define void @sync_forms
+  // LLVMIR-NOT: call {{.*}}@mgpuStreamCreate
+  // LLVMIR-NOT: call void @mgpuStreamDestroy
   func.func @sync_forms(%host : memref<16xf32>, %value : f32) {
-    // CHECK: %[[S0:.*]] = llvm.call @mgpuStreamCreate()
-    // CHECK: llvm.call @mgpuMemAlloc({{.*}}, %[[S0]], {{.*}})
-    // CHECK: llvm.call @mgpuStreamSynchronize(%[[S0]])
-    // CHECK-NEXT: llvm.call @mgpuStreamDestroy(%[[S0]])
+    // CHECK-NOT: llvm.call @mgpuStreamCreate
+    // CHECK: llvm.ptrtoint
+    // CHECK-NEXT: %[[N0:.*]] = llvm.mlir.zero : !llvm.ptr
+    // CHECK-NEXT: llvm.mlir.constant(0 : i8)
+    // CHECK-NEXT: llvm.call @mgpuMemAlloc({{.*}}, %[[N0]], {{.*}})
+    // CHECK-NOT: llvm.call @mgpuStreamSynchronize
     %dev = gpu.alloc () : memref<16xf32>
-    // CHECK: %[[S1:.*]] = llvm.call @mgpuStreamCreate()
-    // CHECK-NEXT: llvm.call @mgpuMemset32({{.*}}, {{.*}}, {{.*}}, %[[S1]])
-    // CHECK-NEXT: llvm.call @mgpuStreamSynchronize(%[[S1]])
-    // CHECK-NEXT: llvm.call @mgpuStreamDestroy(%[[S1]])
+    // CHECK: %[[N1:.*]] = llvm.mlir.zero : !llvm.ptr
+    // CHECK-NEXT: llvm.call @mgpuMemset32({{.*}}, {{.*}}, {{.*}}, %[[N1]])
+    // CHECK-NEXT: llvm.call @mgpuStreamSynchronize(%[[N1]])
     gpu.memset %dev, %value : memref<16xf32>, f32
-    // CHECK: %[[S2:.*]] = llvm.call @mgpuStreamCreate()
-    // CHECK-NEXT: llvm.call @mgpuMemcpy({{.*}}, {{.*}}, {{.*}}, %[[S2]])
-    // CHECK-NEXT: llvm.call @mgpuStreamSynchronize(%[[S2]])
-    // CHECK-NEXT: llvm.call @mgpuStreamDestroy(%[[S2]])
+    // CHECK: llvm.ptrtoint
+    // CHECK: %[[N2:.*]] = llvm.mlir.zero : !llvm.ptr
+    // CHECK-NEXT: llvm.call @mgpuMemcpy({{.*}}, {{.*}}, {{.*}}, %[[N2]])
+    // CHECK-NEXT: llvm.call @mgpuStreamSynchronize(%[[N2]])
     gpu.memcpy %host, %dev : memref<16xf32>, memref<16xf32>
-    // CHECK: %[[S3:.*]] = llvm.call @mgpuStreamCreate()
-    // CHECK-NEXT: llvm.call @mgpuMemFree({{.*}}, %[[S3]])
-    // CHECK-NEXT: llvm.call @mgpuStreamSynchronize(%[[S3]])
-    // CHECK-NEXT: llvm.call @mgpuStreamDestroy(%[[S3]])
+    // CHECK: %[[N3:.*]] = llvm.mlir.zero : !llvm.ptr
+    // CHECK-NEXT: llvm.call @mgpuMemFree({{.*}}, %[[N3]])
+    // CHECK-NOT: llvm.call @mgpuStreamSynchronize
     gpu.dealloc %dev : memref<16xf32>
     // CHECK-NOT: gpu.
-    // LLVMIR-COUNT-4: call void @mgpuStreamDestroy
+    // CHECK-NOT: llvm.call @mgpuStreamDestroy
+    // LLVMIR: ret void
     return
   }
 
-  // A token-less op with dependencies: its own stream waits for them.
+  // A token-less op with dependencies creates no stream either: it runs on
+  // its first stream dependency, which waits for the others, and the host
+  // waits for that stream.
   // CHECK-LABEL: llvm.func @sync_with_deps
   func.func @sync_with_deps(%host : memref<16xf32>, %dev : memref<16xf32>) {
     // CHECK: %[[S0:.*]] = llvm.call @mgpuStreamCreate()
+    // CHECK: %[[S1:.*]] = llvm.call @mgpuStreamCreate()
     // CHECK: %[[E:.*]] = llvm.call @mgpuEventCreate()
-    // CHECK: llvm.call @mgpuEventRecord(%[[E]], %[[S0]])
+    // CHECK: llvm.call @mgpuEventRecord(%[[E]], %[[S1]])
     %t0 = gpu.wait async
-    // CHECK: %[[S:.*]] = llvm.call @mgpuStreamCreate()
-    // CHECK-NEXT: llvm.call @mgpuStreamWaitEvent(%[[S]], %[[E]])
+    %t1 = gpu.wait async
+    // CHECK-NOT: llvm.call @mgpuStreamCreate
+    // CHECK: llvm.call @mgpuStreamWaitEvent(%[[S0]], %[[E]])
     // CHECK-NEXT: llvm.call @mgpuEventDestroy(%[[E]])
-    // CHECK-NEXT: llvm.call @mgpuMemcpy({{.*}}, {{.*}}, {{.*}}, %[[S]])
-    // CHECK-NEXT: llvm.call @mgpuStreamSynchronize(%[[S]])
-    // CHECK-NEXT: llvm.call @mgpuStreamDestroy(%[[S]])
-    gpu.memcpy [%t0] %host, %dev : memref<16xf32>, memref<16xf32>
+    // CHECK-NEXT: llvm.call @mgpuMemcpy({{.*}}, {{.*}}, {{.*}}, %[[S0]])
+    // CHECK-NEXT: llvm.call @mgpuStreamSynchronize(%[[S0]])
+    // CHECK-NOT: llvm.call @mgpuStreamDestroy
+    gpu.memcpy [%t0, %t1] %host, %dev : memref<16xf32>, memref<16xf32>
+    // CHECK: llvm.call @mgpuStreamSynchronize(%[[S0]])
+    // CHECK-NEXT: llvm.call @mgpuStreamDestroy(%[[S0]])
     gpu.wait [%t0]
+    gpu.wait [%t1]
     return
   }
 
@@ -190,7 +201,10 @@ module attributes {gpu.container_module} {
   // CHECK-LABEL: llvm.func @host_shared
   func.func @host_shared() -> memref<16xf32> {
     // CHECK-NOT: llvm.call @mgpuStreamCreate
-    // CHECK: llvm.call @mgpuMemAlloc
+    // CHECK: llvm.ptrtoint
+    // CHECK-NEXT: %[[N:.*]] = llvm.mlir.zero : !llvm.ptr
+    // CHECK-NEXT: llvm.mlir.constant(1 : i8)
+    // CHECK-NEXT: llvm.call @mgpuMemAlloc({{.*}}, %[[N]], {{.*}})
     // CHECK-NOT: llvm.call @mgpuStream
     %m = gpu.alloc host_shared () : memref<16xf32>
     return %m : memref<16xf32>

@@ -18,6 +18,25 @@ func.func @launch_not_outlined(%sz : index, %mem : memref<?xf32>, %f : f32) {
 
 // -----
 
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @kernel() kernel {
+      gpu.return
+    }
+  }
+
+  // CHECK: error: 'gpu.launch_func' op cannot be lowered to GPU runtime calls: a launch on an explicit stream cannot return an async token
+  func.func @explicit_stream_token(%stream : !llvm.ptr, %sz : index) {
+    // expected-error @+1 {{'gpu.launch_func' op cannot be lowered to GPU runtime calls: a launch on an explicit stream cannot return an async token}}
+    %t = gpu.launch_func async <%stream : !llvm.ptr> @kernels::@kernel
+        blocks in (%sz, %sz, %sz) threads in (%sz, %sz, %sz)
+    gpu.wait [%t]
+    return
+  }
+}
+
+// -----
+
 // CHECK: error: 'gpu.alloc' op cannot be lowered to GPU runtime calls: a host-shared allocation cannot be async
 func.func @host_shared_async() -> memref<16xf32> {
   %t0 = gpu.wait async

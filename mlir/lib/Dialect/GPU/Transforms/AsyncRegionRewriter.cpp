@@ -1372,7 +1372,7 @@ private:
     SmallVector<Value, 1> tokens;
     tokens.reserve(asyncTokens.size());
     TypeSwitch<Operation *>(op)
-        .Case<async::AwaitOp>([&](auto awaitOp) {
+        .Case([&](async::AwaitOp awaitOp) {
           // Add async.await ops to wait for the !gpu.async.tokens.
           builder.setInsertionPointAfter(op);
           for (auto asyncToken : asyncTokens)
@@ -1381,7 +1381,7 @@ private:
           // Set `it` after the inserted async.await ops.
           it = builder.getInsertionPoint();
         })
-        .Case<async::ExecuteOp>([&](auto executeOp) {
+        .Case([&](async::ExecuteOp executeOp) {
           // Set `it` to the beginning of the region and add asyncTokens to the
           // async.execute operands.
           it = executeOp.getBody()->begin();
@@ -1401,7 +1401,7 @@ private:
 
     // If `op` implements the AsyncOpInterface, add `token` to the list of async
     // dependencies.
-    if (auto asyncOp = dyn_cast<gpu::AsyncOpInterface>(*it)) {
+    if (auto asyncOp = getAsyncOp(&*it)) {
       for (auto token : tokens)
         asyncOp.addAsyncDependency(token);
       return;

@@ -18,6 +18,10 @@
 // RUN: not %{run} -e wrong_kind 2>&1 | FileCheck %s --check-prefix=KIND
 // RUN: not %{run} -e unrecorded 2>&1 | FileCheck %s --check-prefix=UNREC
 // RUN: not %{run} -e invalid_handle 2>&1 | FileCheck %s --check-prefix=INVALID
+// RUN: %{run} -e default_stream 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=DEFAULT --implicit-check-not="gpu-check: error"
+// RUN: not %{run} -e destroy_default_stream 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=DESTROYDEFAULT
 // RUN: not %{run} -e leak 2>&1 | FileCheck %s --check-prefix=LEAK
 // RUN: env MLIR_GPU_CHECK_LEAKS=report %{run} -e leak 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=LEAKREPORT
@@ -162,6 +166,38 @@ func.func @unrecorded() {
 
 // INVALID: gpu-check: error: invalid-handle: mgpuStreamDestroy given {{.*}}, which is not a stream created by this runtime
 func.func @invalid_handle() {
+  %c8 = arith.constant 8 : i64
+  %bogus = llvm.inttoptr %c8 : i64 to !llvm.ptr
+  call @mgpuStreamDestroy(%bogus) : (!llvm.ptr) -> ()
+  return
+}
+
+// The null stream is the default stream: work can be enqueued on it, events
+// recorded on it and waited for by it, and the host can synchronize with it.
+// DEFAULT: gpu-check: live streams 0, events 0, allocations 0
+// DEFAULT: gpu-check: 0 violation(s)
+func.func @default_stream() {
+  %c0 = arith.constant 0 : i8
+  %c16 = arith.constant 16 : i64
+  %c4 = arith.constant 4 : i64
+  %v = arith.constant 7 : i32
+  %null = llvm.mlir.zero : !llvm.ptr
+  %s = call @mgpuStreamCreate() : () -> !llvm.ptr
+  %m = call @mgpuMemAlloc(%c16, %null, %c0) : (i64, !llvm.ptr, i8) -> !llvm.ptr
+  call @mgpuMemset32(%m, %v, %c4, %null) : (!llvm.ptr, i32, i64, !llvm.ptr) -> ()
+  %e = call @mgpuEventCreate() : () -> !llvm.ptr
+  call @mgpuEventRecord(%e, %null) : (!llvm.ptr, !llvm.ptr) -> ()
+  call @mgpuStreamWaitEvent(%s, %e) : (!llvm.ptr, !llvm.ptr) -> ()
+  call @mgpuEventDestroy(%e) : (!llvm.ptr) -> ()
+  call @mgpuStreamSynchronize(%null) : (!llvm.ptr) -> ()
+  call @mgpuMemFree(%m, %null) : (!llvm.ptr, !llvm.ptr) -> ()
+  call @mgpuStreamDestroy(%s) : (!llvm.ptr) -> ()
+  return
+}
+
+// The default stream is never created, so it must not be destroyed.
+// DESTROYDEFAULT: gpu-check: error: destroy-default-stream: mgpuStreamDestroy given the null (default) stream
+func.func @destroy_default_stream() {
   %null = llvm.mlir.zero : !llvm.ptr
   call @mgpuStreamDestroy(%null) : (!llvm.ptr) -> ()
   return

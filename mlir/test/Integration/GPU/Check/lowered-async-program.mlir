@@ -12,11 +12,14 @@
 // RUN: | FileCheck %s --implicit-check-not="gpu-check: error"
 
 // CHECK-DAG: gpu-check: op {{[0-9]+}}: launch kernel on stream [[S:[0-9]+]]
+// CHECK-DAG: gpu-check: op {{[0-9]+}}: memset32 on stream [[S1:[0-9]+]]
+// CHECK-DAG: gpu-check: op {{[0-9]+}}: memcpy on the default stream
+// CHECK-DAG: gpu-check: op {{[0-9]+}}: free on the host
 // CHECK-DAG: [2,  2,  2,  2,  2,  2,  2,  2]
 // CHECK-DAG: [3,  3,  3,  3,  3,  3,  3,  3]
 // CHECK-DAG: gpu-check: calls mgpuLaunchKernel 1
-// CHECK-DAG: gpu-check: calls mgpuEventRecord 2
-// CHECK-DAG: gpu-check: calls mgpuStreamWaitEvent 2
+// CHECK-DAG: gpu-check: calls mgpuEventRecord 1
+// CHECK-DAG: gpu-check: calls mgpuStreamWaitEvent 1
 // CHECK: gpu-check: live streams 0, events 0, allocations 0
 // CHECK: gpu-check: 0 violation(s)
 module attributes {gpu.container_module} {
@@ -49,7 +52,8 @@ module attributes {gpu.container_module} {
     gpu.wait [%td]
     call @printMemrefF32(%host_cast) : (memref<*xf32>) -> ()
 
-    // Token-less forms, one with a dependency on the second stream.
+    // Token-less forms: one with a dependency runs on the dependency's
+    // stream, one without on the default stream; the host waits for both.
     gpu.memset [%tmb] %b, %three : memref<8xf32>, f32
     gpu.memcpy %host, %b : memref<8xf32>, memref<8xf32>
     call @printMemrefF32(%host_cast) : (memref<*xf32>) -> ()

@@ -98,7 +98,7 @@ struct TestGpuAsyncBuildersPass
         builder, op.getLoc(), op.getGridSizeX(), op.getGridSizeY(),
         op.getGridSizeZ(), op.getBlockSizeX(), op.getBlockSizeY(),
         op.getBlockSizeZ(), op.getDynamicSharedMemorySize(), tokenType,
-        dependencies, types(op.getWorkgroupAttributions()),
+        dependencies, types(op.getWorkgroupAttributionBBArgs()),
         types(op.getPrivateAttributions()), clusterX, clusterY, clusterZ,
         op.getModuleAttr(), op.getFunctionAttr());
     // The builder made an empty body with the same block arguments: use the
