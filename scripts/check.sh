@@ -19,6 +19,13 @@ case ${1:-} in
 esac
 
 "${REPO_ROOT}/scripts/fetch-source.sh" >/dev/null
+# clang-format-23 and the builds of each prefix use the sysroot's toolchain
+# where the host has none (scripts/install-deps.sh).
+if [[ $mode != overlay ]] && use_sysroot; then
+  "${REPO_ROOT}/scripts/install-deps.sh"
+  run_in_sysroot "$0" "$@"
+  exit 0
+fi
 need_cmd git cmp
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

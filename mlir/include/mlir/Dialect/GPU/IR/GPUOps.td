@@ -1128,8 +1128,8 @@ def GPU_YieldOp : GPU_Op<"yield", [Pure, ReturnLike, Terminator]>,
 
 def GPU_ConditionalExecutionOp
     : GPU_Op<"conditional_execution",
-             [DeclareOpInterfaceMethods<RegionBranchOpInterface,
-                                        ["getSuccessorInputs"]>,
+             [DeclareOpInterfaceMethods<
+                  RegionBranchOpInterface, ["getSuccessorInputs"]>,
               RecursiveMemoryEffects, NoRegionArguments]> {
   let summary = "Runs either its device or its host region, depending on where "
                 "it is";
