@@ -34,7 +34,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OURS = os.path.join(ROOT, "build", "bin", "mlir-opt")
-UPSTREAM = os.path.join(os.environ.get("LLVM_PREFIX", "/usr/lib/llvm-22"),
+UPSTREAM = os.path.join(os.environ.get("LLVM_PREFIX", "/usr/lib/llvm-23"),
                         "bin", "mlir-opt")
 MEMREF = "memref<16xf32>"
 

@@ -674,7 +674,7 @@ def run_checked(programs, args):
     """Runs the pass on `programs`, lowers the output and runs it with the
     checking runtime. Returns (ok, (exit status, violations, streams
     created) or None, message)."""
-    runner = os.path.join(os.environ.get("LLVM_PREFIX", "/usr/lib/llvm-22"),
+    runner = os.path.join(os.environ.get("LLVM_PREFIX", "/usr/lib/llvm-23"),
                           "bin", "mlir-runner")
     ok, out, msg = transform(programs, args)
     if not ok:

@@ -4,7 +4,7 @@
 #
 #   scripts/export-branches.sh ~/llvm-project [PREFIX]
 #
-# Branch PREFIX/NNNN-name (PREFIX defaults to gpu-async) holds llvmorg-22.1.8
+# Branch PREFIX/NNNN-name (PREFIX defaults to gpu-async) holds llvmorg-23.1.1
 # plus patches 0001..NNNN. Your checkout's working tree and current branch are
 # not touched (the patches are applied in a temporary git worktree).
 set -euo pipefail

@@ -3,7 +3,7 @@
 
   scripts/fuzz-passes.py [-n 5000] [--seed 1] [--jobs 2] [--passes P,P,...]
                          [--out build/fuzz-passes] [--mlir-opt build/bin/mlir-opt]
-                         [--base-mlir-opt /usr/lib/llvm-22/bin/mlir-opt]
+                         [--base-mlir-opt /usr/lib/llvm-23/bin/mlir-opt]
                          [--tests build/llvm-project/mlir/test] [--no-minimize]
                          [--no-kernel-lowering] [--batch 100] [-v] [-q]
 
@@ -83,7 +83,7 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-LLVM_PREFIX = os.environ.get("LLVM_PREFIX", "/usr/lib/llvm-22")
+LLVM_PREFIX = os.environ.get("LLVM_PREFIX", "/usr/lib/llvm-23")
 DEFAULT_PASSES = [
     "-gpu-async-region",
     "-gpu-async-region=max-streams=0",

@@ -23,7 +23,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(ROOT, "build")
-LLVM_PREFIX = os.environ.get("LLVM_PREFIX", "/usr/lib/llvm-22")
+LLVM_PREFIX = os.environ.get("LLVM_PREFIX", "/usr/lib/llvm-23")
 GENERATOR = os.path.join(BUILD, "llvm-project", "mlir", "test", "Integration",
                          "GPU", "Check", "Inputs", "token_graphs.py")
 MLIR_OPT = os.path.join(BUILD, "bin", "mlir-opt")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# (Re)creates the working branch: pristine llvmorg-22.1.8 + one commit per
+# (Re)creates the working branch: pristine llvmorg-23.1.1 + one commit per
 # patch of patches/series, at $GPU_SERIES_WORKTREE (default
 # ~/.cache/mlir-gpu-async-series/work), branch gpu-async-series.
 #
