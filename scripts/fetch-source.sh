@@ -76,7 +76,7 @@ SRC
       awk -v want="$DEBIAN_ORIG_TARBALL" '/^Version:/ {v=$2} $3 == want && !found {print v; found=1}')
     [[ -n $version ]] ||
       die "no ${DEBIAN_SRC_PKG} source version with ${DEBIAN_ORIG_TARBALL} in testing/unstable; set LLVM_PROJECT to an llvm-project checkout at ${LLVM_TAG}"
-    note "downloading ${DEBIAN_ORIG_TARBALL} (${DEBIAN_SRC_PKG} ${version}, about 197 MB)"
+    note "downloading ${DEBIAN_ORIG_TARBALL} (${DEBIAN_SRC_PKG} ${version}, about 212 MB)"
     # The mirror may not serve every file of the source package (the .dsc);
     # apt then exits non-zero after the tarball arrived. The checksum below is
     # the integrity check that counts.

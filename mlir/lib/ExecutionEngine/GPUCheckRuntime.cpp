@@ -8,18 +8,23 @@
 //
 // A GPU runtime without a GPU, for testing the host code that -gpu-to-llvm
 // produces. It exports the `mgpu*` functions of the CUDA runtime wrappers
-// (streams, events, memory, host registration, modules, kernel launches), so
-// that mlir-runner can execute lowered programs with it:
+// (streams, events, memory, host registration, modules, kernel launches,
+// cuSPARSE and cuSPARSELt descriptors and operations), so that mlir-runner
+// can execute lowered programs with it:
 //
 //  - device memory is host memory; copies and memsets happen when they are
-//    enqueued; kernel launches are recorded, not run;
-//  - every stream and event handle is tracked. Use after destroy, double
-//    destroy, a handle of the wrong kind (an event function given a stream
-//    or the reverse), a pointer that is not a handle, waiting for an event
-//    that was never recorded, freeing memory twice, and streams or events
-//    left at exit are violations: each prints one line starting with
-//    "gpu-check: error:" and makes the process exit with status 1 (device
-//    memory left at exit is only noted: it is the program's to free);
+//    enqueued; kernel launches and sparse operations are recorded, not run;
+//    sparse buffer-size queries return a small fixed size and sparse matrix
+//    size queries return 0;
+//  - every stream, event and sparse descriptor handle is tracked (a
+//    cuSPARSELt handle is the storage the program passes in). Use after
+//    destroy, double destroy, a handle of the wrong kind (an event function
+//    given a stream or the reverse), a pointer that is not a handle, waiting
+//    for an event that was never recorded, freeing memory twice, and
+//    streams, events or sparse handles left at exit are violations: each
+//    prints one line starting with "gpu-check: error:" and makes the process
+//    exit with status 1 (device memory left at exit is only noted: it is the
+//    program's to free);
 //  - happens-before between streams, events and the host is tracked with
 //    vector clocks: mgpuCheckOrdered(a, b) says whether recorded operation a
 //    is ordered before b;
@@ -43,12 +48,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #ifdef _WIN32
@@ -70,7 +77,22 @@ void joinInto(VectorClock &dst, const VectorClock &src) {
     dst[i] = std::max(dst[i], src[i]);
 }
 
-enum class Kind { Stream, Event, Module, Function };
+enum class Kind {
+  Stream,
+  Event,
+  Module,
+  Function,
+  // cuSPARSE descriptors, which the create functions return.
+  SpMat,
+  DnVec,
+  DnMat,
+  SpGEMMDescr,
+  // cuSPARSELt descriptors, in storage that the program passes in.
+  LtSpMat,
+  LtDnMat,
+};
+
+constexpr int numKinds = static_cast<int>(Kind::LtDnMat) + 1;
 
 const char *kindName(Kind kind) {
   switch (kind) {
@@ -82,9 +104,35 @@ const char *kindName(Kind kind) {
     return "module";
   case Kind::Function:
     return "function";
+  case Kind::SpMat:
+    return "sparse matrix";
+  case Kind::DnVec:
+    return "dense vector";
+  case Kind::DnMat:
+    return "dense matrix";
+  case Kind::SpGEMMDescr:
+    return "SpGEMM descriptor";
+  case Kind::LtSpMat:
+    return "cuSPARSELt sparse matrix";
+  case Kind::LtDnMat:
+    return "cuSPARSELt dense matrix";
   }
   return "handle";
 }
+
+/// Returns whether handles of `kind` are sparse descriptors.
+bool isSparseKind(Kind kind) {
+  return static_cast<int>(kind) >= static_cast<int>(Kind::SpMat);
+}
+
+/// Returns whether handles of `kind` left at exit are leaks. Modules are
+/// unloaded by global destructors and functions are never destroyed.
+bool isLeakChecked(Kind kind) {
+  return kind == Kind::Stream || kind == Kind::Event || isSparseKind(kind);
+}
+
+/// The size that the sparse buffer-size functions return, in bytes.
+constexpr intptr_t sparseBufferSize = 16;
 
 /// What a handle returned to the program points to. Handles are never freed
 /// before exit, so that a destroyed one can still be recognized.
@@ -140,15 +188,39 @@ public:
   }
 
   Handle *create(Kind kind) {
-    auto handle = std::make_unique<Handle>();
-    handle->kind = kind;
-    handle->id = ++ids[static_cast<int>(kind)];
-    if (kind == Kind::Stream) {
-      handle->clock = numClocks++;
-      handle->time = hostTime;
-    }
+    std::unique_ptr<Handle> handle = makeHandle(kind);
     Handle *result = handle.get();
     handles.emplace(result, std::move(handle));
+    return result;
+  }
+
+  /// Tracks `storage`, which the program provides, as a new handle of `kind`
+  /// (the cuSPARSELt wrappers initialize a descriptor in the caller's memory
+  /// instead of returning one). The storage of a destroyed handle may be
+  /// reused; reusing that of a live one leaks it. Returns null, and reports
+  /// why, if `storage` is null or one of this runtime's own handles.
+  Handle *createAt(void *storage, Kind kind, const char *function) {
+    if (!storage) {
+      violation("invalid-handle", std::string(function) + " given null " +
+                                      kindName(kind) + " storage");
+      return nullptr;
+    }
+    auto it = handles.find(storage);
+    if (it != handles.end()) {
+      Handle *old = it->second.get();
+      if (old == storage) {
+        violation("invalid-handle", std::string(function) + " given " +
+                                        describe(old) + " as " +
+                                        kindName(kind) + " storage");
+        return nullptr;
+      }
+      if (!old->destroyed)
+        leak(old, std::string(" never destroyed before ") + function +
+                      " reused its storage");
+    }
+    std::unique_ptr<Handle> handle = makeHandle(kind);
+    Handle *result = handle.get();
+    handles[storage] = std::move(handle);
     return result;
   }
 
@@ -286,7 +358,7 @@ public:
     for (auto &[function, n] : calls)
       std::fprintf(stderr, "gpu-check: calls %s %" PRIu64 "\n",
                    function.c_str(), n);
-    uint64_t live[4] = {0, 0, 0, 0};
+    uint64_t live[numKinds] = {};
     for (auto &[ptr, handle] : handles)
       if (!handle->destroyed)
         ++live[static_cast<int>(handle->kind)];
@@ -294,6 +366,19 @@ public:
                  "gpu-check: live streams %" PRIu64 ", events %" PRIu64
                  ", allocations %zu\n",
                  live[0], live[1], allocations.size());
+    if (createdSparseHandles())
+      std::fprintf(stderr,
+                   "gpu-check: live sparse matrices %" PRIu64
+                   ", dense vectors %" PRIu64 ", dense matrices %" PRIu64
+                   ", SpGEMM descriptors %" PRIu64
+                   ", cuSPARSELt sparse matrices %" PRIu64
+                   ", cuSPARSELt dense matrices %" PRIu64 "\n",
+                   live[static_cast<int>(Kind::SpMat)],
+                   live[static_cast<int>(Kind::DnVec)],
+                   live[static_cast<int>(Kind::DnMat)],
+                   live[static_cast<int>(Kind::SpGEMMDescr)],
+                   live[static_cast<int>(Kind::LtSpMat)],
+                   live[static_cast<int>(Kind::LtDnMat)]);
     uint64_t total = 0;
     for (auto &[what, n] : violations) {
       std::fprintf(stderr, "gpu-check: violations %s %" PRIu64 "\n",
@@ -311,19 +396,13 @@ private:
     std::fflush(stdout);
     std::vector<Handle *> leaked;
     for (auto &[ptr, handle] : handles)
-      if (!handle->destroyed &&
-          (handle->kind == Kind::Stream || handle->kind == Kind::Event))
+      if (!handle->destroyed && isLeakChecked(handle->kind))
         leaked.push_back(handle.get());
     std::sort(leaked.begin(), leaked.end(), [](Handle *a, Handle *b) {
       return a->kind != b->kind ? a->kind < b->kind : a->id < b->id;
     });
-    for (Handle *handle : leaked) {
-      if (leaksAreErrors)
-        violation("leak", describe(handle) + " never destroyed");
-      else
-        std::fprintf(stderr, "gpu-check: leak: %s never destroyed\n",
-                     describe(handle).c_str());
-    }
+    for (Handle *handle : leaked)
+      leak(handle, " never destroyed");
     // Device memory is the program's to free, not the lowering's: report it
     // without failing.
     if (!allocations.empty())
@@ -334,6 +413,36 @@ private:
     writeTrace();
     if (!violations.empty())
       std::_Exit(1);
+  }
+
+  /// Returns a new handle of `kind`, not yet tracked.
+  std::unique_ptr<Handle> makeHandle(Kind kind) {
+    auto handle = std::make_unique<Handle>();
+    handle->kind = kind;
+    handle->id = ++ids[static_cast<int>(kind)];
+    if (kind == Kind::Stream) {
+      handle->clock = numClocks++;
+      handle->time = hostTime;
+    }
+    return handle;
+  }
+
+  /// Reports that `handle` leaked (`how` says how): a violation, or only a
+  /// line of output with MLIR_GPU_CHECK_LEAKS=report.
+  void leak(Handle *handle, const std::string &how) {
+    if (leaksAreErrors)
+      violation("leak", describe(handle) + how);
+    else
+      std::fprintf(stderr, "gpu-check: leak: %s%s\n", describe(handle).c_str(),
+                   how.c_str());
+  }
+
+  /// Returns whether the program created any sparse handle.
+  bool createdSparseHandles() const {
+    for (int kind = 0; kind < numKinds; ++kind)
+      if (ids[kind] && isSparseKind(static_cast<Kind>(kind)))
+        return true;
+    return false;
   }
 
   static std::string pointerString(void *ptr) {
@@ -389,7 +498,7 @@ private:
   };
 
   std::unordered_map<void *, std::unique_ptr<Handle>> handles;
-  uint64_t ids[4] = {0, 0, 0, 0};
+  uint64_t ids[numKinds] = {};
   size_t numClocks = 1;
   std::unique_ptr<Handle> defaultStream;
   VectorClock hostTime;
@@ -417,6 +526,9 @@ struct Call {
     return checker.lookup(ptr, kind, function);
   }
   void destroy(void *ptr, Kind kind) { checker.destroy(ptr, kind, function); }
+  Handle *createAt(void *storage, Kind kind) {
+    return checker.createAt(storage, kind, function);
+  }
 
   /// Returns `ptr` as a live event that was recorded, or reports why not.
   Handle *recordedEvent(void *ptr) {
@@ -506,6 +618,18 @@ mgpuLaunchClusterKernel(void *function, intptr_t clusterX, intptr_t clusterY,
   (void)clusterX, (void)clusterY, (void)clusterZ, (void)gridX, (void)gridY,
       (void)gridZ, (void)blockX, (void)blockY, (void)blockZ, (void)smem,
       (void)params, (void)extra, (void)paramsCount;
+  launch(call, function, stream);
+}
+
+MLIR_GPU_CHECK_EXPORT void mgpuLaunchKernelCooperative(
+    void *function, intptr_t gridX, intptr_t gridY, intptr_t gridZ,
+    intptr_t clusterX, intptr_t clusterY, intptr_t clusterZ, intptr_t blockX,
+    intptr_t blockY, intptr_t blockZ, int32_t smem, void *stream, void **params,
+    void **extra) {
+  Call call("mgpuLaunchKernelCooperative");
+  (void)gridX, (void)gridY, (void)gridZ, (void)clusterX, (void)clusterY,
+      (void)clusterZ, (void)blockX, (void)blockY, (void)blockZ, (void)smem,
+      (void)params, (void)extra;
   launch(call, function, stream);
 }
 
@@ -655,6 +779,315 @@ mgpuMemHostUnregisterMemRef(int64_t rank, void *descriptor,
 MLIR_GPU_CHECK_EXPORT void mgpuSetDefaultDevice(int32_t device) {
   Call call("mgpuSetDefaultDevice");
   (void)device;
+}
+
+//===----------------------------------------------------------------------===//
+// Sparse (cuSPARSE and cuSPARSELt).
+//===----------------------------------------------------------------------===//
+
+/// A handle that a sparse function is given, and the kind it must be.
+using SparseOperand = std::pair<void *, Kind>;
+
+/// Checks the handles a sparse function is given and its stream (the
+/// wrappers run descriptor functions on the host, whatever the stream).
+/// Returns the stream, or null if it is not a valid one.
+static Handle *checkSparse(Call &call,
+                           std::initializer_list<SparseOperand> operands,
+                           void *stream) {
+  for (const SparseOperand &operand : operands)
+    call.lookup(operand.first, operand.second);
+  return call.lookup(stream, Kind::Stream);
+}
+
+/// Checks like checkSparse, then records device operation `what` on the
+/// stream.
+static void enqueueSparse(Call &call, const char *what,
+                          std::initializer_list<SparseOperand> operands,
+                          void *stream) {
+  if (Handle *streamHandle = checkSparse(call, operands, stream))
+    call.checker.enqueue(streamHandle, what);
+}
+
+/// Returns a new handle of `kind`, for a cuSPARSE create function.
+static void *createSparse(Call &call, Kind kind, void *stream) {
+  call.lookup(stream, Kind::Stream);
+  return call.checker.create(kind);
+}
+
+/// Destroys `handle`, of `kind`, for a sparse destroy function.
+static void destroySparse(Call &call, void *handle, Kind kind, void *stream) {
+  call.destroy(handle, kind);
+  call.lookup(stream, Kind::Stream);
+}
+
+MLIR_GPU_CHECK_EXPORT void *mgpuCreateDnVec(intptr_t size, void *values,
+                                            int32_t dtp, void *stream) {
+  Call call("mgpuCreateDnVec");
+  (void)size, (void)values, (void)dtp;
+  return createSparse(call, Kind::DnVec, stream);
+}
+
+MLIR_GPU_CHECK_EXPORT void mgpuDestroyDnVec(void *v, void *stream) {
+  Call call("mgpuDestroyDnVec");
+  destroySparse(call, v, Kind::DnVec, stream);
+}
+
+MLIR_GPU_CHECK_EXPORT void *mgpuCreateDnMat(intptr_t rows, intptr_t cols,
+                                            void *values, int32_t dtp,
+                                            void *stream) {
+  Call call("mgpuCreateDnMat");
+  (void)rows, (void)cols, (void)values, (void)dtp;
+  return createSparse(call, Kind::DnMat, stream);
+}
+
+MLIR_GPU_CHECK_EXPORT void mgpuDestroyDnMat(void *m, void *stream) {
+  Call call("mgpuDestroyDnMat");
+  destroySparse(call, m, Kind::DnMat, stream);
+}
+
+MLIR_GPU_CHECK_EXPORT void *mgpuCreateCoo(intptr_t rows, intptr_t cols,
+                                          intptr_t nnz, void *rowIdxs,
+                                          void *colIdxs, void *values,
+                                          int32_t itp, int32_t dtp,
+                                          void *stream) {
+  Call call("mgpuCreateCoo");
+  (void)rows, (void)cols, (void)nnz, (void)rowIdxs, (void)colIdxs, (void)values,
+      (void)itp, (void)dtp;
+  return createSparse(call, Kind::SpMat, stream);
+}
+
+MLIR_GPU_CHECK_EXPORT void *mgpuCreateCooAoS(intptr_t rows, intptr_t cols,
+                                             intptr_t nnz, void *idxs,
+                                             void *values, int32_t itp,
+                                             int32_t dtp, void *stream) {
+  Call call("mgpuCreateCooAoS");
+  (void)rows, (void)cols, (void)nnz, (void)idxs, (void)values, (void)itp,
+      (void)dtp;
+  return createSparse(call, Kind::SpMat, stream);
+}
+
+MLIR_GPU_CHECK_EXPORT void *mgpuCreateCsr(intptr_t rows, intptr_t cols,
+                                          intptr_t nnz, void *rowPos,
+                                          void *colIdxs, void *values,
+                                          int32_t ptp, int32_t itp, int32_t dtp,
+                                          void *stream) {
+  Call call("mgpuCreateCsr");
+  (void)rows, (void)cols, (void)nnz, (void)rowPos, (void)colIdxs, (void)values,
+      (void)ptp, (void)itp, (void)dtp;
+  return createSparse(call, Kind::SpMat, stream);
+}
+
+MLIR_GPU_CHECK_EXPORT void *mgpuCreateCsc(intptr_t rows, intptr_t cols,
+                                          intptr_t nnz, void *colPos,
+                                          void *rowIdxs, void *values,
+                                          int32_t ptp, int32_t itp, int32_t dtp,
+                                          void *stream) {
+  Call call("mgpuCreateCsc");
+  (void)rows, (void)cols, (void)nnz, (void)colPos, (void)rowIdxs, (void)values,
+      (void)ptp, (void)itp, (void)dtp;
+  return createSparse(call, Kind::SpMat, stream);
+}
+
+MLIR_GPU_CHECK_EXPORT void *
+mgpuCreateBsr(intptr_t brows, intptr_t bcols, intptr_t bnnz, intptr_t rBsz,
+              intptr_t cBsz, void *rowPos, void *colIdxs, void *values,
+              int32_t ptp, int32_t itp, int32_t dtp, void *stream) {
+  Call call("mgpuCreateBsr");
+  (void)brows, (void)bcols, (void)bnnz, (void)rBsz, (void)cBsz, (void)rowPos,
+      (void)colIdxs, (void)values, (void)ptp, (void)itp, (void)dtp;
+  return createSparse(call, Kind::SpMat, stream);
+}
+
+MLIR_GPU_CHECK_EXPORT void mgpuDestroySpMat(void *m, void *stream) {
+  Call call("mgpuDestroySpMat");
+  destroySparse(call, m, Kind::SpMat, stream);
+}
+
+MLIR_GPU_CHECK_EXPORT intptr_t mgpuSpMVBufferSize(int32_t ma, void *a, void *x,
+                                                  void *y, int32_t ctp,
+                                                  void *stream) {
+  Call call("mgpuSpMVBufferSize");
+  (void)ma, (void)ctp;
+  checkSparse(call, {{a, Kind::SpMat}, {x, Kind::DnVec}, {y, Kind::DnVec}},
+              stream);
+  return sparseBufferSize;
+}
+
+MLIR_GPU_CHECK_EXPORT void mgpuSpMV(int32_t ma, void *a, void *x, void *y,
+                                    int32_t ctp, void *buf, void *stream) {
+  Call call("mgpuSpMV");
+  (void)ma, (void)ctp, (void)buf;
+  enqueueSparse(call, "spmv",
+                {{a, Kind::SpMat}, {x, Kind::DnVec}, {y, Kind::DnVec}}, stream);
+}
+
+MLIR_GPU_CHECK_EXPORT intptr_t mgpuSpMMBufferSize(int32_t ma, int32_t mb,
+                                                  void *a, void *b, void *c,
+                                                  int32_t ctp, void *stream) {
+  Call call("mgpuSpMMBufferSize");
+  (void)ma, (void)mb, (void)ctp;
+  checkSparse(call, {{a, Kind::SpMat}, {b, Kind::DnMat}, {c, Kind::DnMat}},
+              stream);
+  return sparseBufferSize;
+}
+
+MLIR_GPU_CHECK_EXPORT void mgpuSpMM(int32_t ma, int32_t mb, void *a, void *b,
+                                    void *c, int32_t ctp, void *buf,
+                                    void *stream) {
+  Call call("mgpuSpMM");
+  (void)ma, (void)mb, (void)ctp, (void)buf;
+  enqueueSparse(call, "spmm",
+                {{a, Kind::SpMat}, {b, Kind::DnMat}, {c, Kind::DnMat}}, stream);
+}
+
+MLIR_GPU_CHECK_EXPORT intptr_t mgpuSDDMMBufferSize(int32_t ma, int32_t mb,
+                                                   void *a, void *b, void *c,
+                                                   int32_t ctp, void *stream) {
+  Call call("mgpuSDDMMBufferSize");
+  (void)ma, (void)mb, (void)ctp;
+  checkSparse(call, {{a, Kind::DnMat}, {b, Kind::DnMat}, {c, Kind::SpMat}},
+              stream);
+  return sparseBufferSize;
+}
+
+MLIR_GPU_CHECK_EXPORT void mgpuSDDMM(int32_t ma, int32_t mb, void *a, void *b,
+                                     void *c, int32_t ctp, void *buf,
+                                     void *stream) {
+  Call call("mgpuSDDMM");
+  (void)ma, (void)mb, (void)ctp, (void)buf;
+  enqueueSparse(call, "sddmm",
+                {{a, Kind::DnMat}, {b, Kind::DnMat}, {c, Kind::SpMat}}, stream);
+}
+
+MLIR_GPU_CHECK_EXPORT void *mgpuSpGEMMCreateDescr(void *stream) {
+  Call call("mgpuSpGEMMCreateDescr");
+  return createSparse(call, Kind::SpGEMMDescr, stream);
+}
+
+MLIR_GPU_CHECK_EXPORT void mgpuSpGEMMDestroyDescr(void *s, void *stream) {
+  Call call("mgpuSpGEMMDestroyDescr");
+  destroySparse(call, s, Kind::SpGEMMDescr, stream);
+}
+
+MLIR_GPU_CHECK_EXPORT intptr_t mgpuSpGEMMWorkEstimation(
+    void *s, int32_t ma, int32_t mb, void *a, void *b, void *c, int32_t ctp,
+    intptr_t bs, void *buf, void *stream) {
+  Call call("mgpuSpGEMMWorkEstimation");
+  (void)ma, (void)mb, (void)ctp, (void)bs, (void)buf;
+  enqueueSparse(call, "spgemm work estimation",
+                {{s, Kind::SpGEMMDescr},
+                 {a, Kind::SpMat},
+                 {b, Kind::SpMat},
+                 {c, Kind::SpMat}},
+                stream);
+  return sparseBufferSize;
+}
+
+MLIR_GPU_CHECK_EXPORT intptr_t mgpuSpGEMMCompute(void *s, int32_t ma,
+                                                 int32_t mb, void *a, void *b,
+                                                 void *c, int32_t ctp,
+                                                 intptr_t bsz2, void *buf2,
+                                                 void *stream) {
+  Call call("mgpuSpGEMMCompute");
+  (void)ma, (void)mb, (void)ctp, (void)bsz2, (void)buf2;
+  enqueueSparse(call, "spgemm compute",
+                {{s, Kind::SpGEMMDescr},
+                 {a, Kind::SpMat},
+                 {b, Kind::SpMat},
+                 {c, Kind::SpMat}},
+                stream);
+  return sparseBufferSize;
+}
+
+MLIR_GPU_CHECK_EXPORT void mgpuSpGEMMCopy(void *s, int32_t ma, int32_t mb,
+                                          void *a, void *b, void *c,
+                                          int32_t ctp, void *stream) {
+  Call call("mgpuSpGEMMCopy");
+  (void)ma, (void)mb, (void)ctp;
+  enqueueSparse(call, "spgemm copy",
+                {{s, Kind::SpGEMMDescr},
+                 {a, Kind::SpMat},
+                 {b, Kind::SpMat},
+                 {c, Kind::SpMat}},
+                stream);
+}
+
+MLIR_GPU_CHECK_EXPORT void mgpuSpMatGetSize(void *m, void *r, void *c, void *n,
+                                            void *stream) {
+  Call call("mgpuSpMatGetSize");
+  checkSparse(call, {{m, Kind::SpMat}}, stream);
+  for (void *size : {r, c, n})
+    if (size)
+      *static_cast<int64_t *>(size) = 0;
+}
+
+MLIR_GPU_CHECK_EXPORT void mgpuSetCsrPointers(void *m, void *p, void *c,
+                                              void *v, void *stream) {
+  Call call("mgpuSetCsrPointers");
+  (void)p, (void)c, (void)v;
+  checkSparse(call, {{m, Kind::SpMat}}, stream);
+}
+
+MLIR_GPU_CHECK_EXPORT void mgpuCreateCuSparseLtDnMat(void *dh, intptr_t rows,
+                                                     intptr_t cols,
+                                                     void *values, int32_t dtp,
+                                                     void *stream) {
+  Call call("mgpuCreateCuSparseLtDnMat");
+  (void)rows, (void)cols, (void)values, (void)dtp;
+  call.createAt(dh, Kind::LtDnMat);
+  call.lookup(stream, Kind::Stream);
+}
+
+MLIR_GPU_CHECK_EXPORT void mgpuDestroyCuSparseLtDnMat(void *dh, void *stream) {
+  Call call("mgpuDestroyCuSparseLtDnMat");
+  destroySparse(call, dh, Kind::LtDnMat, stream);
+}
+
+MLIR_GPU_CHECK_EXPORT void
+mgpuCusparseLtCreate2To4SpMat(void *sh, intptr_t rows, intptr_t cols,
+                              void *values, int32_t dtp, void *stream) {
+  Call call("mgpuCusparseLtCreate2To4SpMat");
+  (void)rows, (void)cols, (void)values, (void)dtp;
+  call.createAt(sh, Kind::LtSpMat);
+  call.lookup(stream, Kind::Stream);
+}
+
+MLIR_GPU_CHECK_EXPORT void mgpuDestroyCuSparseLtSpMat(void *sh, void *stream) {
+  Call call("mgpuDestroyCuSparseLtSpMat");
+  destroySparse(call, sh, Kind::LtSpMat, stream);
+}
+
+/// Writes the workspace, compressed matrix and compression buffer sizes to
+/// `bs[0..2]`. Pruning (`pruneFlag` > 0) runs on the stream; checking the
+/// pruned matrix (`pruneFlag` == 2) also synchronizes the host with it.
+MLIR_GPU_CHECK_EXPORT void
+mgpuCuSparseLtSpMMBufferSize(void *bs, int32_t ma, int32_t mb, void *a, void *b,
+                             void *c, int32_t ctp, int32_t pruneFlag,
+                             void *stream) {
+  Call call("mgpuCuSparseLtSpMMBufferSize");
+  (void)ma, (void)mb, (void)ctp;
+  Handle *streamHandle = checkSparse(
+      call, {{a, Kind::LtSpMat}, {b, Kind::LtDnMat}, {c, Kind::LtDnMat}},
+      stream);
+  if (bs)
+    std::fill_n(static_cast<size_t *>(bs), 3,
+                static_cast<size_t>(sparseBufferSize));
+  if (!streamHandle || pruneFlag <= 0)
+    return;
+  call.checker.enqueue(streamHandle, "cusparselt prune");
+  if (pruneFlag == 2)
+    call.checker.synchronizeHostWith(streamHandle->time);
+}
+
+MLIR_GPU_CHECK_EXPORT void mgpuCuSparseLtSpMM(void *a, void *b, void *c,
+                                              void *workspace, void *compressed,
+                                              void *compressedBuffer,
+                                              void *stream) {
+  Call call("mgpuCuSparseLtSpMM");
+  (void)workspace, (void)compressed, (void)compressedBuffer;
+  enqueueSparse(call, "cusparselt spmm",
+                {{a, Kind::LtSpMat}, {b, Kind::LtDnMat}, {c, Kind::LtDnMat}},
+                stream);
 }
 
 //===----------------------------------------------------------------------===//
