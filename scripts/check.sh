@@ -27,6 +27,12 @@ if [[ $mode != overlay ]] && use_sysroot; then
   exit 0
 fi
 need_cmd git cmp
+# Every patch is from the series' author (not a machine's default identity).
+while read -r p; do
+  from=$(sed -n 's/^From: //p;/^$/q' "${REPO_ROOT}/patches/$p" | head -1)
+  [[ $from == "$SERIES_AUTHOR_NAME <$SERIES_AUTHOR_EMAIL>" ]] ||
+    die "patches/$p is from '$from', not '$SERIES_AUTHOR_NAME <$SERIES_AUTHOR_EMAIL>' (git commit --amend --reset-author in the working branch, with its user.name/user.email set)"
+done < <(series_patches)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 git clone -q --branch "$BASE_BRANCH" "$PRISTINE_DIR" "$tmp/tree"

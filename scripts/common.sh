@@ -28,6 +28,11 @@ BASE_BRANCH=base-${LLVM_VERSION}
 
 BUILD_DIR=${REPO_ROOT}/build
 
+# The author of the series' commits (the working branch uses it; scripts/check.sh
+# checks every patch for it).
+SERIES_AUTHOR_NAME="MLIR GPU async series"
+SERIES_AUTHOR_EMAIL=gpu-async-series@users.noreply.github.com
+
 # The parts of llvm-project the series and the overlay build need.
 SOURCE_SUBDIRS=(mlir llvm/CMakeLists.txt llvm/cmake llvm/utils/lit cmake third-party/unittest)
 

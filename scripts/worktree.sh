@@ -32,6 +32,8 @@ tmp=$(mktemp -d "${CACHE_DIR}/work.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 git clone -q --branch "$BASE_BRANCH" "$PRISTINE_DIR" "$tmp/tree"
 git -C "$tmp/tree" checkout -q -b "$WORK_BRANCH" "$LLVM_TAG"
+git -C "$tmp/tree" config user.name "$SERIES_AUTHOR_NAME"
+git -C "$tmp/tree" config user.email "$SERIES_AUTHOR_EMAIL"
 apply_series "$tmp/tree"
 rm -rf "$WORK_DIR"
 mv "$tmp/tree" "$WORK_DIR"
