@@ -825,7 +825,7 @@ static void makeForksExplicit(Operation *root) {
 ///    use is passed instead, and the receiver owns that event (see
 ///    normalizeEventTokens);
 ///  - the `mgpuStreamDestroy` calls the patterns emitted on their own
-///    (synchronous `gpu.wait`, token-less ops, `async.yield`) are removed, as
+///    (synchronous `gpu.wait`, `async.yield`) are removed, as
 ///    they could destroy a stream that another token still names, and new
 ///    ones are placed where the stream dies, by liveness: after the last use
 ///    in a block where it is not live-out, and on each control-flow edge
