@@ -8,8 +8,10 @@
 #   scripts/test.sh -- LIT_ARGS   # extra lit arguments (e.g. --filter gpu)
 #
 # Then checks -gpu-async-region with a random-program oracle
-# (scripts/async-region-oracle.py, one test per run), fuzzes the series'
-# passes (scripts/fuzz-passes.py, one test) and, where the CUDA toolkit is
+# (scripts/async-region-oracle.py, one test per run), runs 1000 random token
+# graphs with the checking runtime (scripts/token-graph-fuzz.py, one test),
+# fuzzes the series' passes (scripts/fuzz-passes.py, one test) and, where
+# the CUDA toolkit is
 # installed, builds the CUDA integration tests as native executables and runs
 # their host side with the checking runtime (scripts/cuda-suite.sh;
 # CUDA_SUITE=0 leaves that out). Ends with one line "N passed, N failed, N
@@ -110,6 +112,19 @@ if ((${#lit_extra[@]} == 0)); then
       status=1
     fi
   done
+  # 1000 random token graphs lowered and run with the checking runtime (lit's
+  # token-graphs.mlir runs 100 of them), from 0008 on.
+  if [[ -f ${SRC_DIR}/mlir/test/Integration/GPU/Check/Inputs/token_graphs.py &&
+        -f ${BUILD_DIR}/lib/libmlir_gpu_check_runtime.so ]]; then
+    if python3 "${REPO_ROOT}/scripts/token-graph-fuzz.py" -n 1000 --seed 1 \
+      --batch 1000; then
+      passed=$((passed + 1))
+    else
+      echo "FAIL: token graphs (scripts/token-graph-fuzz.py -n 1000 --seed 1)"
+      failed=$((failed + 1))
+      status=1
+    fi
+  fi
   if [[ -n $dependences ]]; then
     if python3 "${REPO_ROOT}/scripts/fuzz-passes.py" -n 200 --seed 1 -q \
       --out "${BUILD_DIR}/fuzz-passes"; then

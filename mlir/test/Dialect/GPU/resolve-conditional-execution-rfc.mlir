@@ -1,6 +1,8 @@
 // The example of the RFC that proposed gpu.conditional_execution: a function
 // called both from a gpu.launch body and from the host. Outlining clones it
 // into the kernel's gpu.module; resolving then gives each copy its region.
+
+// REQUIRES: host-supports-nvptx
 // RUN: mlir-opt %s --gpu-kernel-outlining --gpu-resolve-conditional-execution \
 // RUN:   --inline | FileCheck %s
 

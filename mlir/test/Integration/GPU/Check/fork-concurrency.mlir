@@ -3,6 +3,7 @@
 // lowering ordered them. A third kernel that depends on both is ordered after
 // each.
 
+// REQUIRES: host-supports-nvptx
 // RUN: mlir-opt %s -gpu-lower-to-nvvm-pipeline="cubin-format=isa" \
 // RUN: | mlir-runner --entry-point-result=void \
 // RUN:   --shared-libs=%mlir_gpu_check_runtime \

@@ -3,6 +3,7 @@
 // synchronous wait. Every stream the lowering creates must be destroyed
 // exactly once (this leaked two of the three streams).
 
+// REQUIRES: host-supports-nvptx
 // RUN: mlir-opt %s -gpu-lower-to-nvvm-pipeline="cubin-format=isa" \
 // RUN: | mlir-runner --entry-point-result=void \
 // RUN:   --shared-libs=%mlir_gpu_check_runtime 2>&1 \

@@ -4,6 +4,7 @@
 // happen, the kernel launch is recorded, and the runtime checks the stream
 // and event handles: a leak or any misuse fails the run.
 
+// REQUIRES: host-supports-nvptx
 // RUN: mlir-opt %s -gpu-lower-to-nvvm-pipeline="cubin-format=isa" \
 // RUN: | env MLIR_GPU_CHECK_VERBOSE=1 \
 // RUN:   mlir-runner --entry-point-result=void \

@@ -5,6 +5,7 @@
 // twice, branches that -gpu-to-llvm merges into a select of tokens. Every
 // stream and event is destroyed exactly once.
 
+// REQUIRES: host-supports-nvptx
 // RUN: mlir-opt %s -gpu-lower-to-nvvm-pipeline="cubin-format=isa" \
 // RUN: | mlir-opt -async-to-async-runtime -async-runtime-ref-counting \
 // RUN:   -convert-async-to-llvm -convert-to-llvm -reconcile-unrealized-casts \
