@@ -21,11 +21,7 @@ esac
 "${REPO_ROOT}/scripts/fetch-source.sh" >/dev/null
 # clang-format-23 and the builds of each prefix use the sysroot's toolchain
 # where the host has none (scripts/install-deps.sh).
-if [[ $mode != overlay ]] && use_sysroot; then
-  "${REPO_ROOT}/scripts/install-deps.sh"
-  run_in_sysroot "$0" "$@"
-  exit 0
-fi
+[[ $mode == overlay ]] || rerun_in_sysroot "$0" "$@"
 need_cmd git cmp
 # Every patch is from the series' author (not a machine's default identity).
 while read -r p; do

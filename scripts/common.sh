@@ -114,6 +114,16 @@ llvm_version_at() {
   "$1/bin/llvm-config" --version 2>/dev/null || true
 }
 
+# The Debian mirror this machine's apt uses (its first non-security one), or
+# nothing.
+debian_mirror() {
+  local uri
+  uri=$(awk '/^URIs:/ && !u {u=$2} END {print u}' /etc/apt/sources.list.d/*.sources 2>/dev/null || true)
+  [[ -n $uri ]] ||
+    uri=$(awk '$1 == "deb" && $2 !~ /security/ && !u {u=$2} END {print u}' /etc/apt/sources.list 2>/dev/null || true)
+  echo "$uri"
+}
+
 # Whether the scripts build inside the sysroot (decided on the host).
 use_sysroot() {
   in_sysroot && return 1
@@ -134,6 +144,17 @@ use_sysroot() {
 
 sysroot_ready() {
   [[ -f ${SYSROOT}${SYSROOT_MARK} ]]
+}
+
+# rerun_in_sysroot SCRIPT ARGS...: where the toolchain is the sysroot's (see
+# use_sysroot), makes sure it is installed, runs SCRIPT ARGS inside it and
+# exits with its status; elsewhere returns and the caller goes on natively.
+rerun_in_sysroot() {
+  use_sysroot || return 0
+  "${REPO_ROOT}/scripts/install-deps.sh"
+  local rc=0
+  run_in_sysroot "$@" || rc=$?
+  exit "$rc"
 }
 
 # run_in_sysroot CMD ARGS...: runs CMD inside the sysroot, in a private mount

@@ -9,10 +9,7 @@
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 
-if use_sysroot; then
-  run_in_sysroot "$0" "$@"
-  exit 0
-fi
+rerun_in_sysroot "$0" "$@"
 need_cmd python3
 UPSTREAM=${LLVM_PREFIX}/bin/mlir-opt
 SERIES=${BUILD_DIR}/bin/mlir-opt

@@ -54,9 +54,7 @@ from_debian() {
   if [[ ! -f $tarball ]]; then
     local apt=${CACHE_DIR}/apt uri
     mkdir -p "$apt/lists/partial" "$apt/sources.list.d" "$stage/dl"
-    uri=$(awk '/^URIs:/ && !u {u=$2} END {print u}' /etc/apt/sources.list.d/*.sources 2>/dev/null || true)
-    [[ -n $uri ]] ||
-      uri=$(awk '$1 == "deb" && $2 !~ /security/ && !u {u=$2} END {print u}' /etc/apt/sources.list 2>/dev/null || true)
+    uri=$(debian_mirror)
     [[ -n $uri ]] || die "no Debian mirror found in /etc/apt/sources.list*; set LLVM_PROJECT to an llvm-project checkout instead"
     cat >"$apt/sources.list.d/llvm-src.sources" <<SRC
 Types: deb-src

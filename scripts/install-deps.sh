@@ -73,9 +73,7 @@ if [[ ! -x ${SYSROOT}/usr/bin/apt-get ]]; then
     apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends debootstrap >/dev/null ||
       die "apt-get install of debootstrap failed"
   fi
-  mirror=$(awk '/^URIs:/ && !u {u=$2} END {print u}' /etc/apt/sources.list.d/*.sources 2>/dev/null || true)
-  [[ -n $mirror ]] ||
-    mirror=$(awk '$1 == "deb" && $2 !~ /security/ && !u {u=$2} END {print u}' /etc/apt/sources.list 2>/dev/null || true)
+  mirror=$(debian_mirror)
   [[ -n $mirror ]] || mirror=http://deb.debian.org/debian
   stage=${SYSROOT}.partial
   rm -rf "$stage"

@@ -40,11 +40,7 @@ set -euo pipefail
 source "$(dirname "$0")/common.sh"
 
 # lit and the builds use the sysroot's toolchain where the host has none.
-if use_sysroot; then
-  "${REPO_ROOT}/scripts/install-deps.sh"
-  run_in_sysroot "$0" "$@"
-  exit 0
-fi
+rerun_in_sysroot "$0" "$@"
 
 mutants_file=${REPO_ROOT}/scripts/mutants.txt
 only=()

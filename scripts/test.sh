@@ -36,12 +36,9 @@ done
 [[ -z $build ]] || "${REPO_ROOT}/scripts/build.sh" "${build_args[@]}"
 # With the sysroot toolchain (scripts/install-deps.sh) the tests run inside it
 # too: lit, FileCheck and the runners are the sysroot's.
-if use_sysroot; then
-  inner_args=(--no-build)
-  for a in "${orig_args[@]}"; do [[ $a == --no-build ]] || inner_args+=("$a"); done
-  run_in_sysroot "$0" "${inner_args[@]}"
-  exit 0
-fi
+inner_args=(--no-build)
+for a in "${orig_args[@]}"; do [[ $a == --no-build ]] || inner_args+=("$a"); done
+rerun_in_sysroot "$0" "${inner_args[@]}"
 [[ -x ${BUILD_DIR}/bin/mlir-opt && -x ${BUILD_DIR}/bin/llvm-lit ]] ||
   die "build/bin/mlir-opt missing; run scripts/build.sh first"
 
@@ -99,41 +96,38 @@ if [[ $("${BUILD_DIR}/bin/mlir-opt" --help) == *max-streams* ]] &&
     "-gpu-async-region --control-flow"
     "-gpu-async-region=max-streams=0 --control-flow --run")
 fi
+# extra_test LABEL CMD...: one more test; counts as passed when CMD exits 0.
+extra_test() {
+  local label=$1
+  shift
+  if "$@"; then
+    passed=$((passed + 1))
+  else
+    echo "FAIL: ${label}"
+    failed=$((failed + 1))
+    status=1
+  fi
+}
 if ((${#lit_extra[@]} == 0)); then
   for oracle in "${oracle_runs[@]}"; do
     read -r pass_args flags <<<"$oracle"
     # shellcheck disable=SC2086 # flags are words
-    if python3 "${REPO_ROOT}/scripts/async-region-oracle.py" -n 1000 --seed 1 \
-      "--pass-args=${pass_args}" $flags; then
-      passed=$((passed + 1))
-    else
-      echo "FAIL: async-region oracle (${oracle})"
-      failed=$((failed + 1))
-      status=1
-    fi
+    extra_test "async-region oracle (${oracle})" \
+      python3 "${REPO_ROOT}/scripts/async-region-oracle.py" -n 1000 --seed 1 \
+      "--pass-args=${pass_args}" $flags
   done
   # 1000 random token graphs lowered and run with the checking runtime (lit's
   # token-graphs.mlir runs 100 of them), from 0008 on.
   if [[ -f ${SRC_DIR}/mlir/test/Integration/GPU/Check/Inputs/token_graphs.py &&
         -f ${BUILD_DIR}/lib/libmlir_gpu_check_runtime.so ]]; then
-    if python3 "${REPO_ROOT}/scripts/token-graph-fuzz.py" -n 1000 --seed 1 \
-      --batch 1000; then
-      passed=$((passed + 1))
-    else
-      echo "FAIL: token graphs (scripts/token-graph-fuzz.py -n 1000 --seed 1)"
-      failed=$((failed + 1))
-      status=1
-    fi
+    extra_test "token graphs (scripts/token-graph-fuzz.py -n 1000 --seed 1)" \
+      python3 "${REPO_ROOT}/scripts/token-graph-fuzz.py" -n 1000 --seed 1 \
+      --batch 1000
   fi
   if [[ -n $dependences ]]; then
-    if python3 "${REPO_ROOT}/scripts/fuzz-passes.py" -n 200 --seed 1 -q \
-      --out "${BUILD_DIR}/fuzz-passes"; then
-      passed=$((passed + 1))
-    else
-      echo "FAIL: pass fuzzing (scripts/fuzz-passes.py -n 200 --seed 1)"
-      failed=$((failed + 1))
-      status=1
-    fi
+    extra_test "pass fuzzing (scripts/fuzz-passes.py -n 200 --seed 1)" \
+      python3 "${REPO_ROOT}/scripts/fuzz-passes.py" -n 200 --seed 1 -q \
+      --out "${BUILD_DIR}/fuzz-passes"
   fi
 fi
 
