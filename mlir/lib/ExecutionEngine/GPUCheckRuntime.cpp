@@ -586,14 +586,18 @@ MLIR_GPU_CHECK_EXPORT void *mgpuModuleGetFunction(void *module,
   return function;
 }
 
+/// Records device operation `what` on `stream` (null: the default stream),
+/// or reports why `stream` is not one.
+static void enqueueOnStream(Call &call, void *stream, const std::string &what) {
+  if (Handle *streamHandle = call.lookup(stream, Kind::Stream))
+    call.checker.enqueue(streamHandle, what);
+}
+
 static void launch(Call &call, void *kernel, void *stream) {
   Handle *kernelHandle = call.lookup(kernel, Kind::Function);
-  Handle *streamHandle = call.lookup(stream, Kind::Stream);
-  if (!streamHandle)
-    return;
-  call.checker.enqueue(streamHandle,
-                       std::string("launch ") +
-                           (kernelHandle ? kernelHandle->name : "?"));
+  enqueueOnStream(call, stream,
+                  std::string("launch ") +
+                      (kernelHandle ? kernelHandle->name : "?"));
 }
 
 MLIR_GPU_CHECK_EXPORT void mgpuLaunchKernel(void *function, intptr_t gridX,
@@ -721,30 +725,24 @@ MLIR_GPU_CHECK_EXPORT void mgpuMemFree(void *ptr, void *stream) {
 MLIR_GPU_CHECK_EXPORT void mgpuMemcpy(void *dst, void *src, size_t sizeBytes,
                                       void *stream) {
   Call call("mgpuMemcpy");
-  Handle *streamHandle = call.lookup(stream, Kind::Stream);
   std::memmove(dst, src, sizeBytes);
-  if (streamHandle)
-    call.checker.enqueue(streamHandle, "memcpy");
+  enqueueOnStream(call, stream, "memcpy");
 }
 
 MLIR_GPU_CHECK_EXPORT void mgpuMemset32(void *dst, unsigned int value,
                                         size_t count, void *stream) {
   Call call("mgpuMemset32");
-  Handle *streamHandle = call.lookup(stream, Kind::Stream);
   auto *words = static_cast<uint32_t *>(dst);
   std::fill(words, words + count, static_cast<uint32_t>(value));
-  if (streamHandle)
-    call.checker.enqueue(streamHandle, "memset32");
+  enqueueOnStream(call, stream, "memset32");
 }
 
 MLIR_GPU_CHECK_EXPORT void mgpuMemset16(void *dst, unsigned short value,
                                         size_t count, void *stream) {
   Call call("mgpuMemset16");
-  Handle *streamHandle = call.lookup(stream, Kind::Stream);
   auto *halves = static_cast<uint16_t *>(dst);
   std::fill(halves, halves + count, static_cast<uint16_t>(value));
-  if (streamHandle)
-    call.checker.enqueue(streamHandle, "memset16");
+  enqueueOnStream(call, stream, "memset16");
 }
 
 MLIR_GPU_CHECK_EXPORT void mgpuMemHostRegister(void *ptr, uint64_t sizeBytes) {
