@@ -42,7 +42,6 @@
 
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/TypeSwitch.h"
 
 #define DEBUG_TYPE "gpu-to-llvm"
 
@@ -584,63 +583,6 @@ static WalkResult walkHostOps(Operation *root,
   });
 }
 
-/// Emits an error on each host-side GPU op that -gpu-to-llvm cannot lower,
-/// saying why. What it does not catch is still reported by the conversion
-/// itself ("failed to legalize operation"), since the host-side ops the pass
-/// lowers are illegal after it.
-static LogicalResult checkLowerableGpuOps(Operation *root,
-                                          const LLVMTypeConverter &converter) {
-  auto checkMemRef = [&](Operation *op, Type type) -> LogicalResult {
-    auto memRefType = dyn_cast<MemRefType>(type);
-    if (!memRefType)
-      return success();
-    if (!memRefType.getLayout().isIdentity())
-      return op->emitOpError("cannot be lowered to GPU runtime calls: memref ")
-             << memRefType << " does not have an identity layout";
-    if (!converter.convertType(memRefType))
-      return op->emitOpError("cannot be lowered to GPU runtime calls: memref ")
-             << memRefType << " has no LLVM type";
-    return success();
-  };
-  WalkResult result = walkHostOps(root, [&](Operation *op) -> WalkResult {
-    return TypeSwitch<Operation *, LogicalResult>(op)
-        .Case([&](gpu::LaunchOp launch) -> LogicalResult {
-          return launch.emitOpError(
-              "cannot be lowered to GPU runtime calls: outline it into a "
-              "gpu.func first (-gpu-kernel-outlining)");
-        })
-        .Case([&](gpu::LaunchFuncOp launch) -> LogicalResult {
-          if (launch.getAsyncObject() && launch.getAsyncToken())
-            return launch.emitOpError(
-                "cannot be lowered to GPU runtime calls: a launch on an "
-                "explicit stream cannot return an async token");
-          return success();
-        })
-        .Case([&](gpu::AllocOp alloc) -> LogicalResult {
-          if (alloc.getHostShared() && alloc.getAsyncToken())
-            return alloc.emitOpError(
-                "cannot be lowered to GPU runtime calls: a host-shared "
-                "allocation cannot be async");
-          return checkMemRef(alloc, alloc.getType());
-        })
-        .Case([&](gpu::MemcpyOp memcpy) -> LogicalResult {
-          return checkMemRef(memcpy, memcpy.getSrc().getType());
-        })
-        .Case([&](gpu::MemsetOp memset) -> LogicalResult {
-          Type valueType = memset.getValue().getType();
-          if (!valueType.isIntOrFloat() ||
-              (valueType.getIntOrFloatBitWidth() != 16 &&
-               valueType.getIntOrFloatBitWidth() != 32))
-            return memset.emitOpError(
-                "cannot be lowered to GPU runtime calls: the value must be a "
-                "16- or 32-bit integer or float");
-          return checkMemRef(memset, memset.getDst().getType());
-        })
-        .Default([](Operation *) -> LogicalResult { return success(); });
-  });
-  return failure(result.wasInterrupted());
-}
-
 /// Emits an error on each host op that uses an async token in a region of the
 /// terminator of the block that defines the token (a token of an scf.parallel
 /// body used in the region of its scf.reduce): that region runs after the
@@ -1039,7 +981,6 @@ void GpuToLLVMConversionPass::runOnOperation() {
 
   if (failed(gpu::ConditionalExecutionOp::emitUnresolvedErrors(
           getOperation(), "-gpu-to-llvm", /*skipGPUModules=*/true)) ||
-      failed(checkLowerableGpuOps(getOperation(), converter)) ||
       failed(checkTokenUsesInTerminators(getOperation())))
     return signalPassFailure();
   joinSelectedTokens(getOperation());
@@ -1289,9 +1230,11 @@ LogicalResult ConvertAllocOpToGpuRuntimeCallPattern::matchAndRewrite(
 
   MemRefType memRefType = allocOp.getType();
 
-  if (failed(areAllLLVMTypes(allocOp, adaptor.getOperands(), rewriter)) ||
-      !isConvertibleAndHasIdentityMaps(memRefType))
+  if (failed(areAllLLVMTypes(allocOp, adaptor.getOperands(), rewriter)))
     return failure();
+  if (!isConvertibleAndHasIdentityMaps(memRefType))
+    return rewriter.notifyMatchFailure(
+        allocOp, "the memref must have an identity layout and an LLVM type");
 
   auto loc = allocOp.getLoc();
 
@@ -1682,9 +1625,15 @@ LogicalResult ConvertMemcpyOpToGpuRuntimeCallPattern::matchAndRewrite(
     ConversionPatternRewriter &rewriter) const {
   auto memRefType = cast<MemRefType>(memcpyOp.getSrc().getType());
 
-  if (failed(areAllLLVMTypes(memcpyOp, adaptor.getOperands(), rewriter)) ||
-      !isConvertibleAndHasIdentityMaps(memRefType))
+  if (failed(areAllLLVMTypes(memcpyOp, adaptor.getOperands(), rewriter)))
     return failure();
+  // The copy is contiguous: both sides need an identity layout.
+  if (!isConvertibleAndHasIdentityMaps(memRefType) ||
+      !isConvertibleAndHasIdentityMaps(
+          cast<MemRefType>(memcpyOp.getDst().getType())))
+    return rewriter.notifyMatchFailure(
+        memcpyOp, "the source and the destination must have an identity "
+                  "layout and an LLVM type");
 
   auto loc = memcpyOp.getLoc();
 
@@ -1722,9 +1671,11 @@ LogicalResult ConvertMemsetOpToGpuRuntimeCallPattern::matchAndRewrite(
     ConversionPatternRewriter &rewriter) const {
   auto memRefType = cast<MemRefType>(memsetOp.getDst().getType());
 
-  if (failed(areAllLLVMTypes(memsetOp, adaptor.getOperands(), rewriter)) ||
-      !isConvertibleAndHasIdentityMaps(memRefType))
+  if (failed(areAllLLVMTypes(memsetOp, adaptor.getOperands(), rewriter)))
     return failure();
+  if (!isConvertibleAndHasIdentityMaps(memRefType))
+    return rewriter.notifyMatchFailure(
+        memsetOp, "the memref must have an identity layout and an LLVM type");
 
   auto loc = memsetOp.getLoc();
 

@@ -36,6 +36,20 @@ module attributes {gpu.container_module} {
     return
   }
 
+  // A memref outside the default memory space: mgpuMemAlloc returns and
+  // mgpuMemFree takes a generic pointer.
+  // CHECK-LABEL: llvm.func @alloc_dealloc_memory_space
+  func.func @alloc_dealloc_memory_space(%size : index) {
+    // CHECK: %[[ptr:.*]] = llvm.call @mgpuMemAlloc
+    // CHECK: llvm.addrspacecast %[[ptr]] : !llvm.ptr to !llvm.ptr<1>
+    %0 = gpu.alloc (%size) : memref<?xf32, 1>
+    // CHECK: %[[float_ptr:.*]] = llvm.extractvalue {{.*}}[0] : !llvm.struct<(ptr<1>, ptr<1>
+    // CHECK: %[[generic_ptr:.*]] = llvm.addrspacecast %[[float_ptr]] : !llvm.ptr<1> to !llvm.ptr
+    // CHECK: llvm.call @mgpuMemFree(%[[generic_ptr]], %{{.*}})
+    gpu.dealloc %0 : memref<?xf32, 1>
+    return
+  }
+
   // CHECK-LABEL: llvm.func @alloc_sync
   // CHECK-SAME: %[[size:.*]]: i64
   func.func @alloc_sync(%size : index) {

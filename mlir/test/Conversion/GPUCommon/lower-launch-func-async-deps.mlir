@@ -203,20 +203,6 @@ module attributes {gpu.container_module} {
     return
   }
 
-  // A launch on the caller's stream (asyncObject) stays on it: no stream is
-  // created, synchronized or destroyed.
-  // CHECK-LABEL: llvm.func @caller_stream
-  // CHECK-SAME: (%[[STREAM:[^:]*]]: !llvm.ptr
-  func.func @caller_stream(%stream : !llvm.ptr, %sz : index, %f : f32) {
-    // CHECK-NOT: llvm.call @mgpuStream
-    // CHECK: gpu.launch_func <%[[STREAM]] : !llvm.ptr> @kernels::@kernel
-    // CHECK-NOT: llvm.call @mgpuStream
-    // CHECK: llvm.return
-    gpu.launch_func <%stream : !llvm.ptr> @kernels::@kernel
-        blocks in (%sz, %sz, %sz) threads in (%sz, %sz, %sz) args(%f : f32)
-    return
-  }
-
   // gpu.wait async is where new streams come from: it always creates one,
   // which waits for every dependency.
   // CHECK-LABEL: llvm.func @wait_async_join

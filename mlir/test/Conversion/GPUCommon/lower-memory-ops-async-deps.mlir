@@ -183,20 +183,6 @@ module attributes {gpu.container_module} {
     return
   }
 
-  // Memrefs outside the default memory space: the runtime takes and returns
-  // generic pointers.
-  // CHECK-LABEL: llvm.func @memory_space
-  func.func @memory_space() {
-    // CHECK: %[[P:.*]] = llvm.call @mgpuMemAlloc
-    // CHECK: llvm.addrspacecast %[[P]] : !llvm.ptr to !llvm.ptr<1>
-    %m = gpu.alloc () : memref<16xf32, 1>
-    // CHECK: %[[Q:.*]] = llvm.extractvalue %{{.*}}[0] : !llvm.struct<(ptr<1>, ptr<1>
-    // CHECK: %[[G:.*]] = llvm.addrspacecast %[[Q]] : !llvm.ptr<1> to !llvm.ptr
-    // CHECK: llvm.call @mgpuMemFree(%[[G]], %{{.*}})
-    gpu.dealloc %m : memref<16xf32, 1>
-    return
-  }
-
   // Host-shared allocations stay synchronous and need no stream.
   // CHECK-LABEL: llvm.func @host_shared
   func.func @host_shared() -> memref<16xf32> {

@@ -1,13 +1,14 @@
 // RUN: mlir-opt %s --gpu-to-llvm -split-input-file -verify-diagnostics
 // RUN: not mlir-opt %s --gpu-to-llvm -split-input-file 2>&1 | FileCheck %s
 
-// Host-side GPU ops that -gpu-to-llvm cannot lower make the pass fail with a
-// diagnostic naming the op and the reason; none is left in the output of a
-// successful run.
+// The host-side GPU ops that -gpu-to-llvm lowers to runtime calls are illegal
+// after it: one that no pattern can lower makes the pass fail instead of
+// being left in the output. The patterns give the reason with
+// -debug-only=dialect-conversion.
 
-// CHECK: error: 'gpu.launch' op cannot be lowered to GPU runtime calls: outline it into a gpu.func first (-gpu-kernel-outlining)
+// CHECK: error: failed to legalize operation 'gpu.launch'
 func.func @launch_not_outlined(%sz : index, %mem : memref<?xf32>, %f : f32) {
-  // expected-error @+1 {{'gpu.launch' op cannot be lowered to GPU runtime calls: outline it into a gpu.func first (-gpu-kernel-outlining)}}
+  // expected-error @+1 {{failed to legalize operation 'gpu.launch'}}
   gpu.launch blocks(%bx, %by, %bz) in (%gx = %sz, %gy = %sz, %gz = %sz)
              threads(%tx, %ty, %tz) in (%lx = %sz, %ly = %sz, %lz = %sz) {
     memref.store %f, %mem[%tx] : memref<?xf32>
@@ -18,6 +19,8 @@ func.func @launch_not_outlined(%sz : index, %mem : memref<?xf32>, %f : f32) {
 
 // -----
 
+// A launch on an explicit stream cannot return an async token.
+// CHECK: error: failed to legalize operation 'gpu.launch_func'
 module attributes {gpu.container_module} {
   gpu.module @kernels {
     gpu.func @kernel() kernel {
@@ -25,9 +28,8 @@ module attributes {gpu.container_module} {
     }
   }
 
-  // CHECK: error: 'gpu.launch_func' op cannot be lowered to GPU runtime calls: a launch on an explicit stream cannot return an async token
   func.func @explicit_stream_token(%stream : !llvm.ptr, %sz : index) {
-    // expected-error @+1 {{'gpu.launch_func' op cannot be lowered to GPU runtime calls: a launch on an explicit stream cannot return an async token}}
+    // expected-error @+1 {{failed to legalize operation 'gpu.launch_func'}}
     %t = gpu.launch_func async <%stream : !llvm.ptr> @kernels::@kernel
         blocks in (%sz, %sz, %sz) threads in (%sz, %sz, %sz)
     gpu.wait [%t]
@@ -37,39 +39,7 @@ module attributes {gpu.container_module} {
 
 // -----
 
-// CHECK: error: 'gpu.alloc' op cannot be lowered to GPU runtime calls: a host-shared allocation cannot be async
-func.func @host_shared_async() -> memref<16xf32> {
-  %t0 = gpu.wait async
-  // expected-error @+1 {{'gpu.alloc' op cannot be lowered to GPU runtime calls: a host-shared allocation cannot be async}}
-  %m, %t1 = gpu.alloc async [%t0] host_shared () : memref<16xf32>
-  gpu.wait [%t1]
-  return %m : memref<16xf32>
-}
-
-// -----
-
-// CHECK: error: 'gpu.memcpy' op cannot be lowered to GPU runtime calls: memref 'memref<4x4xf32, strided<[8, 1]>>' does not have an identity layout
-func.func @memcpy_strided(%dst : memref<4x4xf32, strided<[8, 1]>>,
-                          %src : memref<4x4xf32, strided<[8, 1]>>) {
-  // expected-error @+1 {{'gpu.memcpy' op cannot be lowered to GPU runtime calls: memref 'memref<4x4xf32, strided<[8, 1]>>' does not have an identity layout}}
-  gpu.memcpy %dst, %src : memref<4x4xf32, strided<[8, 1]>>, memref<4x4xf32, strided<[8, 1]>>
-  return
-}
-
-// -----
-
-// CHECK: error: 'gpu.memset' op cannot be lowered to GPU runtime calls: the value must be a 16- or 32-bit integer or float
-func.func @memset_i8(%dst : memref<16xi8>, %value : i8) {
-  // expected-error @+1 {{'gpu.memset' op cannot be lowered to GPU runtime calls: the value must be a 16- or 32-bit integer or float}}
-  gpu.memset %dst, %value : memref<16xi8>, i8
-  return
-}
-
-// -----
-
-// What the checks above do not foresee is still an error: the lowered ops are
-// illegal after the pass, so one the patterns leave behind fails the
-// conversion (here a kernel operand with no LLVM type).
+// A kernel operand with no LLVM type.
 // CHECK: error: failed to legalize operation 'gpu.launch_func'
 module attributes {gpu.container_module} {
   gpu.module @kernels {
@@ -90,6 +60,68 @@ module attributes {gpu.container_module} {
 
 // -----
 
+// A host-shared allocation cannot be async.
+// CHECK: error: failed to legalize operation 'gpu.alloc'
+func.func @host_shared_async() -> memref<16xf32> {
+  %t0 = gpu.wait async
+  // expected-error @+1 {{failed to legalize operation 'gpu.alloc'}}
+  %m, %t1 = gpu.alloc async [%t0] host_shared () : memref<16xf32>
+  gpu.wait [%t1]
+  return %m : memref<16xf32>
+}
+
+// -----
+
+// CHECK: error: failed to legalize operation 'gpu.alloc'
+func.func @alloc_strided() -> memref<4x4xf32, strided<[8, 1]>> {
+  // expected-error @+1 {{failed to legalize operation 'gpu.alloc'}}
+  %m = gpu.alloc () : memref<4x4xf32, strided<[8, 1]>>
+  return %m : memref<4x4xf32, strided<[8, 1]>>
+}
+
+// -----
+
+// CHECK: error: failed to legalize operation 'gpu.memcpy'
+func.func @memcpy_strided_source(%dst : memref<4x4xf32>,
+                                 %src : memref<4x4xf32, strided<[8, 1]>>) {
+  // expected-error @+1 {{failed to legalize operation 'gpu.memcpy'}}
+  gpu.memcpy %dst, %src : memref<4x4xf32>, memref<4x4xf32, strided<[8, 1]>>
+  return
+}
+
+// -----
+
+// The destination is checked too: a contiguous copy into a strided memref
+// would write the wrong elements.
+// CHECK: error: failed to legalize operation 'gpu.memcpy'
+func.func @memcpy_strided_destination(%dst : memref<4x4xf32, strided<[8, 1]>>,
+                                      %src : memref<4x4xf32>) {
+  // expected-error @+1 {{failed to legalize operation 'gpu.memcpy'}}
+  gpu.memcpy %dst, %src : memref<4x4xf32, strided<[8, 1]>>, memref<4x4xf32>
+  return
+}
+
+// -----
+
+// The value of a memset must be 16 or 32 bits wide.
+// CHECK: error: failed to legalize operation 'gpu.memset'
+func.func @memset_i8(%dst : memref<16xi8>, %value : i8) {
+  // expected-error @+1 {{failed to legalize operation 'gpu.memset'}}
+  gpu.memset %dst, %value : memref<16xi8>, i8
+  return
+}
+
+// -----
+
+// CHECK: error: failed to legalize operation 'gpu.memset'
+func.func @memset_strided(%dst : memref<4x4xf32, strided<[8, 1]>>, %value : f32) {
+  // expected-error @+1 {{failed to legalize operation 'gpu.memset'}}
+  gpu.memset %dst, %value : memref<4x4xf32, strided<[8, 1]>>, f32
+  return
+}
+
+// -----
+
 // The sparse lowering picks cuSPARSE or cuSPARSELt calls, and the rank of a
 // dense tensor, from the op that created a handle; a handle that comes from
 // elsewhere (here a loop result and an awaited value) cannot be lowered.
@@ -100,15 +132,18 @@ module attributes {gpu.container_module} {
                              %v : memref<?xf64>) {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
-    %first, %t0 = gpu.create_csr async [] %n, %n, %n, %m, %m, %v
+    %t0 = gpu.wait async
+    %first, %t1 = gpu.create_csr async [%t0] %n, %n, %n, %m, %m, %v
         : memref<?xindex>, memref<?xindex>, memref<?xf64>
-    gpu.wait [%t0]
+    gpu.wait [%t1]
     %h = scf.for %i = %c0 to %n step %c1 iter_args(%a = %first)
         -> !gpu.sparse.spmat_handle {
       scf.yield %a : !gpu.sparse.spmat_handle
     }
+    %t2 = gpu.wait async
     // expected-error @+1 {{failed to legalize operation 'gpu.destroy_sp_mat'}}
-    gpu.destroy_sp_mat %h
+    %t3 = gpu.destroy_sp_mat async [%t2] %h
+    gpu.wait [%t3]
     return
   }
 }
@@ -118,13 +153,16 @@ module attributes {gpu.container_module} {
 module attributes {gpu.container_module} {
   func.func @dn_tensor_awaited(%n : index, %m : memref<?xf64>) {
     %token, %value = async.execute -> !async.value<!gpu.sparse.dntensor_handle> {
-      %d, %t = gpu.create_dn_tensor async [] %m, %n : index into memref<?xf64>
-      gpu.wait [%t]
+      %t0 = gpu.wait async
+      %d, %t1 = gpu.create_dn_tensor async [%t0] %m, %n : index into memref<?xf64>
+      gpu.wait [%t1]
       async.yield %d : !gpu.sparse.dntensor_handle
     }
     %h = async.await %value : !async.value<!gpu.sparse.dntensor_handle>
+    %t2 = gpu.wait async
     // expected-error @+1 {{failed to legalize operation 'gpu.destroy_dn_tensor'}}
-    gpu.destroy_dn_tensor %h
+    %t3 = gpu.destroy_dn_tensor async [%t2] %h
+    gpu.wait [%t3]
     return
   }
 }
