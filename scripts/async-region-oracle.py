@@ -844,6 +844,8 @@ def main():
     parser.add_argument("--keep", metavar="FILE",
                         help="write the generated module here, and each "
                         "failing program to FILE.pN.mlir")
+    parser.add_argument("--emit", action="store_true",
+                        help="print the generated module and stop (no check)")
     parser.add_argument("--pass-args", default="-gpu-async-region",
                         help="the pipeline to check (default: %(default)s)")
     parser.add_argument("--drop-host-waits", action="store_true",
@@ -870,6 +872,9 @@ def main():
     if args.keep:
         with open(args.keep, "w") as f:
             f.write(module)
+    if args.emit:
+        sys.stdout.write(module)
+        return
 
     # The input, with source locations (lines of the generated module).
     ok, text, msg = tool([MLIR_OPT, "-mlir-print-op-generic",
