@@ -67,6 +67,7 @@ cmake -G Ninja -S "${FULL_SRC}/llvm" -B "$FULL_BUILD" \
   -DLLVM_CCACHE_BUILD=ON \
   -DLLVM_USE_LINKER=lld \
   -DMLIR_INCLUDE_INTEGRATION_TESTS=ON \
+  -DMLIR_ENABLE_GPU_CHECK_RUNTIME=ON \
   "${cuda_args[@]}" || die "configuring the in-tree build failed"
 ninja -C "$FULL_BUILD" mlir-opt mlir-translate mlir-runner ||
   die "the in-tree build failed"

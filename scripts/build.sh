@@ -81,7 +81,7 @@ ALWAYS+=";MLIRTransformDialect"
 # keeps -DNDEBUG in the Release flags: give the flags without it explicitly.
 # (Debian's libLLVM exports llvm::DebugFlag and isCurrentDebugType, which
 # LLVM_DEBUG needs once NDEBUG is not defined.)
-STAGE1_STAMP="assertions-1 ${LLVM_VERSION} $(llvm_version_at "$LLVM_PREFIX")"
+STAGE1_STAMP="assertions-1 check-runtime-1 ${LLVM_VERSION} $(llvm_version_at "$LLVM_PREFIX")"
 if [[ ! -f ${LIBS_BUILD}/build.ninja ||
       $(cat "${LIBS_BUILD}/overlay-stamp" 2>/dev/null) != "$STAGE1_STAMP" ]]; then
   note "configuring the MLIR libraries (stage 1) in ${LIBS_BUILD}"
@@ -96,6 +96,7 @@ if [[ ! -f ${LIBS_BUILD}/build.ninja ||
     -DLLVM_DIR="${LLVM_PREFIX}/lib/cmake/llvm" \
     -DLLVM_ENABLE_ASSERTIONS=ON \
     -DMLIR_INCLUDE_TESTS=ON \
+    -DMLIR_ENABLE_GPU_CHECK_RUNTIME=ON \
     -DMLIR_TABLEGEN="${LLVM_PREFIX}/bin/mlir-tblgen" \
     -DMLIR_PDLL_TABLEGEN="${LLVM_PREFIX}/bin/mlir-pdll" \
     -DMLIR_LINALG_ODS_YAML_GEN="${LLVM_PREFIX}/bin/mlir-linalg-ods-yaml-gen" \
@@ -148,7 +149,8 @@ while read -r lib _ objs; do
 done <"${LIBS_BUILD}/overlay-libs.txt"
 
 # Runtime libraries of the patched tree that the tests load (those the tree
-# defines; Debian's others are linked into build/lib below).
+# defines; Debian's others are linked into build/lib below). The checking
+# runtime is defined with -DMLIR_ENABLE_GPU_CHECK_RUNTIME=ON (stage 1 above).
 mkdir -p "${BUILD_DIR}/lib"
 targets=$(ninja -C "$LIBS_BUILD" -t targets all | cut -d: -f1)
 for rt in mlir_gpu_check_runtime; do

@@ -209,7 +209,6 @@ tools = [
     add_runtime("mlir_c_runner_utils"),
     add_runtime("mlir_async_runtime"),
     add_runtime("mlir_float16_utils"),
-    add_runtime("mlir_gpu_check_runtime"),
     "mlir-linalg-ods-yaml-gen",
     "mlir-reduce",
     "mlir-pdll",
@@ -229,6 +228,9 @@ if config.enable_rocm_runner:
 
 if config.enable_cuda_runner:
     tools.extend([add_runtime("mlir_cuda_runtime")])
+
+if config.enable_gpu_check_runtime:
+    tools.extend([add_runtime("mlir_gpu_check_runtime")])
 
 if config.enable_sycl_runner:
     tools.extend([add_runtime("mlir_sycl_runtime")])

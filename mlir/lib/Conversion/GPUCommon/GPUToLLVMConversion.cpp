@@ -65,74 +65,15 @@ public:
   void runOnOperation() override;
 };
 
-template <typename OpTy>
-class ConvertOpToGpuRuntimeCallPattern : public ConvertOpToLLVMPattern<OpTy> {
-public:
-  explicit ConvertOpToGpuRuntimeCallPattern(
-      const LLVMTypeConverter &typeConverter, PatternBenefit benefit = 1)
-      : ConvertOpToLLVMPattern<OpTy>(typeConverter, benefit) {}
+/// The GPU runtime functions that lowered host code calls (the `mgpu*`
+/// wrappers of the CUDA and ROCm runtimes) and the LLVM types of their
+/// signatures, shared by everything in this file that emits runtime calls.
+struct GpuRuntimeCallBuilders {
+  GpuRuntimeCallBuilders(MLIRContext *context, unsigned intPtrBitwidth)
+      : context(context),
+        llvmIntPtrType(IntegerType::get(context, intPtrBitwidth)) {}
 
-protected:
-  Value getNumElements(ConversionPatternRewriter &rewriter, Location loc,
-                       MemRefType type, MemRefDescriptor desc) const {
-    Type indexType = ConvertToLLVMPattern::getIndexType();
-    if (type.hasStaticShape())
-      return ConvertToLLVMPattern::createIndexAttrConstant(
-          rewriter, loc, indexType, type.getNumElements());
-    // Compute the number of elements by multiplying all the dim sizes.
-    uint64_t rank = type.getRank();
-    Value numElements = desc.size(rewriter, loc, /*pos=*/0);
-    for (unsigned i = 1; i < rank; i++)
-      numElements = LLVM::MulOp::create(rewriter, loc, numElements,
-                                        desc.size(rewriter, loc, /*pos=*/i));
-    return numElements;
-  }
-
-  /// Returns whether `token`, a lowered `!gpu.async.token`, is a stream.
-  /// Within straight-line GPU work a token is the stream the work runs on: it
-  /// comes from `mgpuStreamCreate` and is forwarded by every op that runs on
-  /// it. Tokens that cross region boundaries (block arguments, results of
-  /// region ops and calls, `async.await`) are events.
-  bool isStream(Value token) const;
-
-  /// Makes `stream` wait, without blocking the host, for the work that
-  /// `dependency` (the lowered form of the async token `origDependency`)
-  /// stands for. A stream dependency gets an event recorded right after the
-  /// op that produced `origDependency` when that op is in the same block, so
-  /// that the event captures that op's work and nothing enqueued on the
-  /// stream later (otherwise at the current point). An event dependency is
-  /// waited for directly. Either way the event is destroyed once waited for:
-  /// an event token has a single user (see normalizeEventTokens), which
-  /// consumes it.
-  void waitForDependency(Location loc, Value stream, Value origDependency,
-                         Value dependency,
-                         ConversionPatternRewriter &rewriter) const;
-
-  /// Returns the stream on which the runtime calls of `op` run, after all of
-  /// its async dependencies completed. This is the one place where async
-  /// dependencies are joined:
-  ///  - `op` is async and has a stream dependency: the first one is reused,
-  ///    and waits for the other dependencies (k dependencies cost at most
-  ///    k-1 event create/record/wait/destroy sequences and no new stream);
-  ///  - `op` is async otherwise, or with `freshStream`: a new stream that
-  ///    waits for all dependencies;
-  ///  - `op` is synchronous: no stream is created. It runs on its first
-  ///    stream dependency, or else on the null (default) stream, which waits
-  ///    for the other dependencies.
-  Value getStreamForAsyncOp(gpu::AsyncOpInterface op, ValueRange dependencies,
-                            ConversionPatternRewriter &rewriter,
-                            bool freshStream = false) const;
-
-  /// Replaces `op`, whose runtime calls were emitted on `stream` (as returned
-  /// by `getStreamForAsyncOp`), with `results` followed by the lowered async
-  /// token, which is `stream` itself. A synchronous `op` has no token; unless
-  /// its runtime call blocks the host by itself (`hostBlocking`), the host
-  /// then synchronizes with `stream`. No stream is destroyed here.
-  void replaceAsyncOp(gpu::AsyncOpInterface op, Value stream,
-                      ValueRange results, ConversionPatternRewriter &rewriter,
-                      bool hostBlocking = false) const;
-
-  MLIRContext *context = &this->getTypeConverter()->getContext();
+  MLIRContext *context;
 
   Type llvmVoidType = LLVM::LLVMVoidType::get(context);
   LLVM::LLVMPointerType llvmPointerType = LLVM::LLVMPointerType::get(context);
@@ -141,8 +82,7 @@ protected:
   Type llvmInt32Type = IntegerType::get(context, 32);
   Type llvmInt64Type = IntegerType::get(context, 64);
   Type llvmFloat32Type = Float32Type::get(context);
-  Type llvmIntPtrType = IntegerType::get(
-      context, this->getTypeConverter()->getPointerBitwidth(0));
+  Type llvmIntPtrType;
 
   FunctionCallBuilder streamCreateCallBuilder = {
       "mgpuStreamCreate", llvmPointerType /* void *stream */, {}};
@@ -366,6 +306,69 @@ protected:
       {llvmPointerType /*spmat*/, llvmPointerType /*pos*/,
        llvmPointerType /*crd*/, llvmPointerType /*val*/,
        llvmPointerType /*void *stream*/}};
+};
+
+template <typename OpTy>
+class ConvertOpToGpuRuntimeCallPattern : public ConvertOpToLLVMPattern<OpTy>,
+                                         protected GpuRuntimeCallBuilders {
+public:
+  explicit ConvertOpToGpuRuntimeCallPattern(
+      const LLVMTypeConverter &typeConverter, PatternBenefit benefit = 1)
+      : ConvertOpToLLVMPattern<OpTy>(typeConverter, benefit),
+        GpuRuntimeCallBuilders(&typeConverter.getContext(),
+                               typeConverter.getPointerBitwidth(0)) {}
+
+protected:
+  Value getNumElements(ConversionPatternRewriter &rewriter, Location loc,
+                       MemRefType type, MemRefDescriptor desc) const {
+    Type indexType = ConvertToLLVMPattern::getIndexType();
+    if (type.hasStaticShape())
+      return ConvertToLLVMPattern::createIndexAttrConstant(
+          rewriter, loc, indexType, type.getNumElements());
+    // Compute the number of elements by multiplying all the dim sizes.
+    uint64_t rank = type.getRank();
+    Value numElements = desc.size(rewriter, loc, /*pos=*/0);
+    for (unsigned i = 1; i < rank; i++)
+      numElements = LLVM::MulOp::create(rewriter, loc, numElements,
+                                        desc.size(rewriter, loc, /*pos=*/i));
+    return numElements;
+  }
+
+  /// Makes `stream` wait, without blocking the host, for the work that the
+  /// async token `origDependency`, lowered to `dependency`, stands for (see
+  /// isStreamToken). A stream dependency gets an event recorded right after
+  /// the op that produced `origDependency` when that op is in the same block,
+  /// so that the event captures that op's work and nothing enqueued on the
+  /// stream later (otherwise at the current point). An event dependency is
+  /// waited for directly. Either way the event is destroyed once waited for:
+  /// the op that uses an event token consumes it.
+  void waitForDependency(Location loc, Value stream, Value origDependency,
+                         Value dependency,
+                         ConversionPatternRewriter &rewriter) const;
+
+  /// Returns the stream on which the runtime calls of `op` run, after all of
+  /// its async dependencies completed. This is the one place where async
+  /// dependencies are joined:
+  ///  - `op` is async and has a stream dependency: the first one is reused,
+  ///    and waits for the other dependencies (k dependencies cost at most
+  ///    k-1 event create/record/wait/destroy sequences and no new stream);
+  ///  - `op` is async otherwise, or with `freshStream`: a new stream that
+  ///    waits for all dependencies;
+  ///  - `op` is synchronous: no stream is created. It runs on its first
+  ///    stream dependency, or else on the null (default) stream, which waits
+  ///    for the other dependencies.
+  Value getStreamForAsyncOp(gpu::AsyncOpInterface op, ValueRange dependencies,
+                            ConversionPatternRewriter &rewriter,
+                            bool freshStream = false) const;
+
+  /// Replaces `op`, whose runtime calls were emitted on `stream` (as returned
+  /// by `getStreamForAsyncOp`), with `results` followed by the lowered async
+  /// token, which is `stream` itself. A synchronous `op` has no token; unless
+  /// its runtime call blocks the host by itself (`hostBlocking`), the host
+  /// then synchronizes with `stream`. No stream is destroyed here.
+  void replaceAsyncOp(gpu::AsyncOpInterface op, Value stream,
+                      ValueRange results, ConversionPatternRewriter &rewriter,
+                      bool hostBlocking = false) const;
 };
 
 /// A rewrite pattern to convert gpu.host_register operations into a GPU runtime
@@ -608,9 +611,10 @@ static LogicalResult checkTokenUsesInTerminators(Operation *root) {
   return failure(result.wasInterrupted());
 }
 
-/// Returns whether the async token `token` lowers to a stream: tokens of
-/// async GPU ops do, tokens from elsewhere (block arguments, async.await) are
-/// events.
+/// Returns whether the async token `token` lowers to a stream. The token of an
+/// async GPU op lowers to the stream that the op's work was enqueued on; all
+/// other tokens (block arguments, results of calls, of region ops and of
+/// `async.await`) lower to events.
 static bool isStreamToken(Value token) {
   auto producer = token.getDefiningOp<gpu::AsyncOpInterface>();
   return producer && producer.getAsyncToken() == token;
@@ -1342,7 +1346,7 @@ LogicalResult ConvertAsyncYieldToGpuRuntimeCallPattern::matchAndRewrite(
     auto idx = operand.getOperandNumber();
     auto stream = adaptor.getOperands()[idx];
     // An event is handed over as it is.
-    if (!isStream(stream))
+    if (!isStreamToken(operand.get()))
       continue;
     auto event = eventCreateCallBuilder.create(loc, rewriter, {}).getResult();
     eventRecordCallBuilder.create(loc, rewriter, {event, stream});
@@ -1356,30 +1360,16 @@ LogicalResult ConvertAsyncYieldToGpuRuntimeCallPattern::matchAndRewrite(
   return success();
 }
 
-// Returns whether `value` is the result of an LLVM::CallOp to `functionName`.
-static bool isDefinedByCallTo(Value value, StringRef functionName) {
-  assert(isa<LLVM::LLVMPointerType>(value.getType()));
-  if (auto defOp = value.getDefiningOp<LLVM::CallOp>())
-    return *defOp.getCallee() == functionName;
-  return false;
-}
-
-template <typename OpTy>
-bool ConvertOpToGpuRuntimeCallPattern<OpTy>::isStream(Value token) const {
-  return isDefinedByCallTo(token, streamCreateCallBuilder.functionName);
-}
-
 template <typename OpTy>
 void ConvertOpToGpuRuntimeCallPattern<OpTy>::waitForDependency(
     Location loc, Value stream, Value origDependency, Value dependency,
     ConversionPatternRewriter &rewriter) const {
   Value event = dependency;
-  if (isStream(dependency)) {
+  if (isStreamToken(origDependency)) {
     OpBuilder::InsertionGuard guard(rewriter);
-    // A stream token is defined by an op (block arguments are events). Record
-    // right after it when it is in the same block; from another block (a loop
-    // body, a branch) the event would be created once and used on each
-    // iteration or not at all, so record here.
+    // Record right after the producer when it is in the same block; from
+    // another block (a loop body, a branch) the event would be created once
+    // and used on each iteration or not at all, so record here.
     Operation *producer = origDependency.getDefiningOp();
     if (producer->getBlock() == rewriter.getInsertionBlock())
       rewriter.setInsertionPointAfter(producer);
@@ -1401,11 +1391,10 @@ Value ConvertOpToGpuRuntimeCallPattern<OpTy>::getStreamForAsyncOp(
   Value stream;
   std::optional<unsigned> reused;
   if (!freshStream) {
-    auto it =
-        llvm::find_if(dependencies, [&](Value dep) { return isStream(dep); });
-    if (it != dependencies.end()) {
-      reused = std::distance(dependencies.begin(), it);
-      stream = *it;
+    auto it = llvm::find_if(origDependencies, isStreamToken);
+    if (it != origDependencies.end()) {
+      reused = std::distance(origDependencies.begin(), it);
+      stream = dependencies[*reused];
     }
   }
   if (!stream && !op.getAsyncToken())
@@ -1450,18 +1439,17 @@ LogicalResult ConvertWaitOpToGpuRuntimeCallPattern::matchAndRewrite(
   Location loc = waitOp.getLoc();
 
   // A token listed twice (canonicalization can fold a `gpu.wait async` into
-  // the synchronous wait that uses it) is waited for, and consumed, once.
+  // the synchronous wait that uses it), or two tokens of one stream, are
+  // waited for, and consumed, once.
   llvm::SmallDenseSet<Value, 4> waitedFor;
-  for (auto operand : adaptor.getOperands()) {
+  for (auto [origOperand, operand] : llvm::zip_equal(
+           waitOp.getAsyncDependencies(), adaptor.getAsyncDependencies())) {
     if (!waitedFor.insert(operand).second)
       continue;
-    if (isDefinedByCallTo(operand, streamCreateCallBuilder.functionName)) {
-      // The converted operand's definition created a stream.
+    if (isStreamToken(origOperand)) {
       streamSynchronizeCallBuilder.create(loc, rewriter, {operand});
       streamDestroyCallBuilder.create(loc, rewriter, {operand});
     } else {
-      // Otherwise the converted operand is an event. This assumes that we use
-      // events in control flow code as well.
       eventSynchronizeCallBuilder.create(loc, rewriter, {operand});
       eventDestroyCallBuilder.create(loc, rewriter, {operand});
     }
@@ -1482,8 +1470,10 @@ LogicalResult ConvertWaitAsyncOpToGpuRuntimeCallPattern::matchAndRewrite(
 
   // Nothing waits for an unused token: only release the events it consumes.
   if (waitOp.getAsyncToken().use_empty()) {
-    for (Value dependency : adaptor.getAsyncDependencies())
-      if (!isStream(dependency))
+    llvm::SmallDenseSet<Value, 4> released;
+    for (auto [origDependency, dependency] : llvm::zip_equal(
+             waitOp.getAsyncDependencies(), adaptor.getAsyncDependencies()))
+      if (!isStreamToken(origDependency) && released.insert(dependency).second)
         eventDestroyCallBuilder.create(waitOp.getLoc(), rewriter, {dependency});
     rewriter.eraseOp(waitOp);
     return success();

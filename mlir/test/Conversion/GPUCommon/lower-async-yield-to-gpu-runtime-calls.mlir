@@ -55,4 +55,27 @@ module attributes {gpu.container_module} {
     gpu.wait [%e]
     return
   }
+
+  // A token that is already an event (here one that crossed another
+  // async.execute boundary) is handed over as it is: the awaiting side owns
+  // it. No event is recorded on it.
+  // CHECK-LABEL: llvm.func @yield_event
+  func.func @yield_event(%sz : index, %f : f32) {
+    %a0, %v0 = async.execute -> !async.value<!gpu.async.token> {
+      %t0 = gpu.wait async
+      %t1 = gpu.launch_func async [%t0] @kernels::@kernel
+          blocks in (%sz, %sz, %sz) threads in (%sz, %sz, %sz) args(%f : f32)
+      async.yield %t1 : !gpu.async.token
+    }
+    // CHECK: async.execute [%{{.*}}] (%{{.*}} as %[[E:.*]]: !async.value<!llvm.ptr>)
+    // CHECK-NOT: llvm.call
+    // CHECK: async.yield %[[E]] : !llvm.ptr
+    %a1, %v1 = async.execute [%a0] (%v0 as %e : !async.value<!gpu.async.token>)
+        -> !async.value<!gpu.async.token> {
+      async.yield %e : !gpu.async.token
+    }
+    %e1 = async.await %v1 : !async.value<!gpu.async.token>
+    gpu.wait [%e1]
+    return
+  }
 }
