@@ -87,9 +87,10 @@ note "clang-format clean: ${n} patch(es)"
 
 # 3. Every prefix builds and passes the tests (bisectability): the lit tests,
 # which are the series' own. The CUDA executables' host-check is this
-# repository's check of the whole series and is left out here: before 0012
-# and 0014 the lowering leaks streams in some CUDA tests, which the host-check
-# rightly reports.
+# repository's check of the whole series and is left out here: before the
+# patches that destroy streams after their last use and lower tokens across
+# regions, the lowering leaks streams in some CUDA tests, which the
+# host-check rightly reports.
 for ((k = 1; k <= n; k++)); do
   note "prefix ${k}/${n}: ${patches[$((k - 1))]}"
   start=$(date +%s)

@@ -82,11 +82,11 @@ read -r passed _ failed _ skipped _ <<<"$(tail -1 <<<"$lit_line")"
 
 # -gpu-async-region against the memory accesses of 1000 random programs per
 # run: no conflicting pair may lose its order, every output must verify
-# (scripts/async-region-oracle.py). With dependences (max-streams=0, from 0017
-# on) also programs with loops, branches, calls and views, and the lowered
-# programs run with the checking runtime (from 0011 on). Then the series'
-# passes on 200 mutants of their own tests: no crash, no invalid output
-# (scripts/fuzz-passes.py).
+# (scripts/async-region-oracle.py). With dependences (max-streams=0, from
+# the dependence-mode patch on) also programs with loops, branches, calls
+# and views, and the lowered programs run with the checking runtime (from
+# the checking-runtime patches on). Then the series' passes on 200 mutants
+# of their own tests: no crash, no invalid output (scripts/fuzz-passes.py).
 oracle_runs=("-gpu-async-region")
 dependences=
 if [[ $("${BUILD_DIR}/bin/mlir-opt" --help) == *max-streams* ]] &&
@@ -117,7 +117,7 @@ if ((${#lit_extra[@]} == 0)); then
       "--pass-args=${pass_args}" $flags
   done
   # 1000 random token graphs lowered and run with the checking runtime (lit's
-  # token-graphs.mlir runs 100 of them), from 0012 on.
+  # token-graphs.mlir runs 100 of them), from the stream-lifetime patch on.
   if [[ -f ${SRC_DIR}/mlir/test/Integration/GPU/Check/Inputs/token_graphs.py &&
         -f ${BUILD_DIR}/lib/libmlir_gpu_check_runtime.so ]]; then
     extra_test "token graphs (scripts/token-graph-fuzz.py -n 1000 --seed 1)" \
@@ -136,7 +136,7 @@ fi
 # scripts/cuda-suite.sh and docs/cuda-suite.md. Not with a lit filter.
 if ((${#lit_extra[@]} == 0)) && [[ ${CUDA_SUITE:-1} != 0 ]]; then
   if [[ ! -f ${BUILD_DIR}/lib/libmlir_gpu_check_runtime.so ]]; then
-    # Series prefixes before the checking runtime (patch 0011).
+    # Series prefixes before the checking runtime.
     note "no checking runtime in this tree: CUDA integration executables not built"
   elif [[ -x ${CUDA_HOME:-/usr/local/cuda}/bin/ptxas ]]; then
     suite=${REPO_ROOT}/scripts/cuda-suite.sh
