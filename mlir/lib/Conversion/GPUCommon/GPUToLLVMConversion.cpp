@@ -779,35 +779,22 @@ static void makeForksExplicit(Operation *root) {
 ///    body) counts as a use by that op.
 /// CUDA releases a stream's resources once its pending work completes, so
 /// destroying it after its last host-side use is safe.
-static void destroyStreamsAfterLastUse(Operation *root) {
-  MLIRContext *context = root->getContext();
-  Type pointerType = LLVM::LLVMPointerType::get(context);
-  Type voidType = LLVM::LLVMVoidType::get(context);
-  FunctionCallBuilder streamCreateCallBuilder("mgpuStreamCreate", pointerType,
-                                              {});
-  FunctionCallBuilder streamDestroyCallBuilder("mgpuStreamDestroy", voidType,
-                                               {pointerType});
-  FunctionCallBuilder streamWaitEventCallBuilder(
-      "mgpuStreamWaitEvent", voidType, {pointerType, pointerType});
-  FunctionCallBuilder eventCreateCallBuilder("mgpuEventCreate", pointerType,
-                                             {});
-  FunctionCallBuilder eventRecordCallBuilder("mgpuEventRecord", voidType,
-                                             {pointerType, pointerType});
-  FunctionCallBuilder eventDestroyCallBuilder("mgpuEventDestroy", voidType,
-                                              {pointerType});
+static void destroyStreamsAfterLastUse(Operation *root,
+                                       const GpuRuntimeCallBuilders &builders) {
   auto isCallTo = [](Operation *op, StringRef prefix) {
     auto call = dyn_cast<LLVM::CallOp>(op);
     return call && call.getCallee() && call.getCallee()->starts_with(prefix);
   };
   auto recordEvent = [&](Location loc, OpBuilder &builder, Value stream) {
-    Value event = eventCreateCallBuilder.create(loc, builder, {}).getResult();
-    eventRecordCallBuilder.create(loc, builder, {event, stream});
+    Value event =
+        builders.eventCreateCallBuilder.create(loc, builder, {}).getResult();
+    builders.eventRecordCallBuilder.create(loc, builder, {event, stream});
     return event;
   };
 
   SmallVector<LLVM::CallOp> worklist;
   root->walk([&](LLVM::CallOp create) {
-    if (create.getCallee() == streamCreateCallBuilder.functionName)
+    if (create.getCallee() == builders.streamCreateCallBuilder.functionName)
       worklist.push_back(create);
   });
   SmallVector<LLVM::CallOp> streams;
@@ -836,10 +823,11 @@ static void destroyStreamsAfterLastUse(Operation *root) {
       Value event = recordEvent(loc, builder, stream);
       builder.setInsertionPointToStart(
           &cast<async::ExecuteOp>(execute).getBodyRegion().front());
-      LLVM::CallOp local = streamCreateCallBuilder.create(loc, builder, {});
-      streamWaitEventCallBuilder.create(loc, builder,
-                                        {local.getResult(), event});
-      eventDestroyCallBuilder.create(loc, builder, {event});
+      LLVM::CallOp local =
+          builders.streamCreateCallBuilder.create(loc, builder, {});
+      builders.streamWaitEventCallBuilder.create(loc, builder,
+                                                 {local.getResult(), event});
+      builders.eventDestroyCallBuilder.create(loc, builder, {event});
       for (OpOperand *use : uses)
         use->set(local.getResult());
       worklist.push_back(local);
@@ -851,7 +839,7 @@ static void destroyStreamsAfterLastUse(Operation *root) {
     SetVector<Operation *> crossing;
     for (OpOperand &use : llvm::make_early_inc_range(stream.getUses())) {
       Operation *user = use.getOwner();
-      if (isCallTo(user, streamDestroyCallBuilder.functionName))
+      if (isCallTo(user, builders.streamDestroyCallBuilder.functionName))
         user->erase();
       else if (!isCallTo(user, "mgpu") && !isa<gpu::LaunchFuncOp>(user))
         crossing.insert(user);
@@ -919,7 +907,7 @@ static void destroyStreamsAfterLastUse(Operation *root) {
         if (it != lastUse.end()) {
           OpBuilder builder(it->second->getContext());
           builder.setInsertionPointAfter(it->second);
-          streamDestroyCallBuilder.create(loc, builder, {stream});
+          builders.streamDestroyCallBuilder.create(loc, builder, {stream});
         }
         continue;
       }
@@ -936,13 +924,13 @@ static void destroyStreamsAfterLastUse(Operation *root) {
         OpBuilder builder(terminator->getContext());
         if (isEdge || successor->getSinglePredecessor()) {
           builder.setInsertionPointToStart(successor);
-          streamDestroyCallBuilder.create(loc, builder, {stream});
+          builders.streamDestroyCallBuilder.create(loc, builder, {stream});
           continue;
         }
         Block *edge = builder.createBlock(
             successor, successor->getArgumentTypes(),
             SmallVector<Location>(successor->getNumArguments(), loc));
-        streamDestroyCallBuilder.create(loc, builder, {stream});
+        builders.streamDestroyCallBuilder.create(loc, builder, {stream});
         LLVM::BrOp::create(builder, loc, edge->getArguments(), successor);
         terminator->setSuccessor(edge, i);
         edgeBlocks.insert(edge);
@@ -1032,7 +1020,9 @@ void GpuToLLVMConversionPass::runOnOperation() {
   if (failed(
           applyPartialConversion(getOperation(), target, std::move(patterns))))
     return signalPassFailure();
-  destroyStreamsAfterLastUse(getOperation());
+  destroyStreamsAfterLastUse(
+      getOperation(),
+      GpuRuntimeCallBuilders(context, converter.getPointerBitwidth(0)));
 }
 
 LLVM::CallOp FunctionCallBuilder::create(Location loc, OpBuilder &builder,
