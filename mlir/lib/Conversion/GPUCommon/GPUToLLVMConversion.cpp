@@ -306,6 +306,74 @@ struct GpuRuntimeCallBuilders {
       {llvmPointerType /*spmat*/, llvmPointerType /*pos*/,
        llvmPointerType /*crd*/, llvmPointerType /*val*/,
        llvmPointerType /*void *stream*/}};
+
+  /// The unit attribute that marks the `mgpuStreamCreate` calls of the
+  /// patterns (see createStream): finalizeGpuStreamLifetimes manages the
+  /// lifetime of these streams, and only of these, and removes the mark.
+  static constexpr StringLiteral kLoweredStreamAttrName = "gpu.lowered_stream";
+
+  /// Creates a stream whose lifetime finalizeGpuStreamLifetimes manages.
+  Value createStream(Location loc, OpBuilder &builder) const {
+    LLVM::CallOp create = streamCreateCallBuilder.create(loc, builder, {});
+    create->setAttr(kLoweredStreamAttrName, UnitAttr::get(context));
+    return create.getResult();
+  }
+
+  /// Returns whether `op` calls one of the runtime functions above.
+  bool isRuntimeCall(Operation *op) const {
+    auto call = dyn_cast<LLVM::CallOp>(op);
+    if (!call || !call.getCallee())
+      return false;
+    const FunctionCallBuilder *builders[] = {
+        &streamCreateCallBuilder,
+        &streamDestroyCallBuilder,
+        &streamSynchronizeCallBuilder,
+        &streamWaitEventCallBuilder,
+        &eventCreateCallBuilder,
+        &eventDestroyCallBuilder,
+        &eventSynchronizeCallBuilder,
+        &eventRecordCallBuilder,
+        &hostRegisterCallBuilder,
+        &hostUnregisterCallBuilder,
+        &allocCallBuilder,
+        &deallocCallBuilder,
+        &memcpyCallBuilder,
+        &memset16CallBuilder,
+        &memset32CallBuilder,
+        &setDefaultDeviceCallBuilder,
+        &createDnVecCallBuilder,
+        &destroyDnVecCallBuilder,
+        &createDnMatCallBuilder,
+        &destroyDnMatCallBuilder,
+        &createCooCallBuilder,
+        &createCooAoSCallBuilder,
+        &createCsrCallBuilder,
+        &createCscCallBuilder,
+        &createBsrCallBuilder,
+        &destroySpMatCallBuilder,
+        &spMVBufferSizeCallBuilder,
+        &spMVCallBuilder,
+        &createSpMMBufferSizeCallBuilder,
+        &createSpMMCallBuilder,
+        &createSDDMMBufferSizeCallBuilder,
+        &createSDDMMCallBuilder,
+        &createLtDnMatCallBuilder,
+        &destroyCuSparseLtSpMatBuilder,
+        &destroyCuSparseLtDnMatBuilder,
+        &create2To4SpMatCallBuilder,
+        &createCuSparseLtSpMMBufferSizeBuilder,
+        &createCuSparseLtSpMMBuilder,
+        &createSpGEMMCreateDescrBuilder,
+        &createSpGEMMDestroyDescrBuilder,
+        &createSpGEMMWorkEstimationBuilder,
+        &createSpGEMMComputeBuilder,
+        &createSpGEMMCopyBuilder,
+        &createSpMatGetSizeBuilder,
+        &createSetCsrPointersBuilder};
+    return llvm::any_of(builders, [&](const FunctionCallBuilder *builder) {
+      return *call.getCallee() == builder->functionName;
+    });
+  }
 };
 
 template <typename OpTy>
@@ -758,48 +826,47 @@ static void makeForksExplicit(Operation *root) {
   });
 }
 
-/// Gives each stream that the lowering created exactly one
-/// `mgpuStreamDestroy` on every path, right after its last use, and never lets
-/// a stream cross a region boundary:
-///  - a stream used in an `async.execute` body that it was not created in
-///    would be used on another thread, possibly after this one destroyed it:
-///    an event is recorded on it before the `async.execute`, and the body
-///    gets a stream of its own that waits for that event;
-///  - a stream used by anything but a runtime call (a terminator such as
-///    `scf.yield` or `llvm.return`, a branch, a call, a loop's initial value)
-///    crosses a region boundary: an event recorded on it right before that
-///    use is passed instead, and the receiver owns that event (see
-///    normalizeEventTokens);
-///  - the `mgpuStreamDestroy` calls the patterns emitted on their own
-///    (synchronous `gpu.wait`, `async.yield`) are removed, as
-///    they could destroy a stream that another token still names, and new
-///    ones are placed where the stream dies, by liveness: after the last use
-///    in a block where it is not live-out, and on each control-flow edge
-///    along which it stops being live. A use nested in an op (an `scf.if`
-///    body) counts as a use by that op.
-/// CUDA releases a stream's resources once its pending work completes, so
-/// destroying it after its last host-side use is safe.
-static void destroyStreamsAfterLastUse(Operation *root,
-                                       const GpuRuntimeCallBuilders &builders) {
-  auto isCallTo = [](Operation *op, StringRef prefix) {
-    auto call = dyn_cast<LLVM::CallOp>(op);
-    return call && call.getCallee() && call.getCallee()->starts_with(prefix);
-  };
-  auto recordEvent = [&](Location loc, OpBuilder &builder, Value stream) {
-    Value event =
-        builders.eventCreateCallBuilder.create(loc, builder, {}).getResult();
-    builders.eventRecordCallBuilder.create(loc, builder, {event, stream});
-    return event;
-  };
-
-  SmallVector<LLVM::CallOp> worklist;
-  root->walk([&](LLVM::CallOp create) {
-    if (create.getCallee() == builders.streamCreateCallBuilder.functionName)
-      worklist.push_back(create);
-  });
+/// Returns the `mgpuStreamCreate` calls nested in `root` that the patterns
+/// emitted (see GpuRuntimeCallBuilders::createStream), and removes their mark.
+static SmallVector<LLVM::CallOp> takeLoweredStreams(Operation *root) {
   SmallVector<LLVM::CallOp> streams;
+  root->walk([&](LLVM::CallOp call) {
+    if (call->removeAttr(GpuRuntimeCallBuilders::kLoweredStreamAttrName))
+      streams.push_back(call);
+  });
+  return streams;
+}
+
+/// Returns whether `op` uses a stream as a stream: a runtime call, or a
+/// `gpu.launch_func` (lowered later, by the translation to LLVM IR).
+static bool isRuntimeUse(Operation *op,
+                         const GpuRuntimeCallBuilders &builders) {
+  return builders.isRuntimeCall(op) || isa<gpu::LaunchFuncOp>(op);
+}
+
+/// Records an event on `stream` and returns it.
+static Value recordEvent(const GpuRuntimeCallBuilders &builders, Location loc,
+                         OpBuilder &builder, Value stream) {
+  Value event =
+      builders.eventCreateCallBuilder.create(loc, builder, {}).getResult();
+  builders.eventRecordCallBuilder.create(loc, builder, {event, stream});
+  return event;
+}
+
+/// Gives each `async.execute` body that uses a stream of `streams` created
+/// outside of it a stream of its own: the body runs on another thread,
+/// possibly after this one destroyed the stream. An event is recorded on the
+/// stream before the outermost such `async.execute`, and the body starts with
+/// a new stream that waits for that event. The new streams are added to
+/// `streams` and handled in turn (for nested bodies).
+static void
+localizeStreamsInExecuteBodies(SmallVectorImpl<LLVM::CallOp> &streams,
+                               const GpuRuntimeCallBuilders &builders) {
+  SmallVector<LLVM::CallOp> worklist(streams.begin(), streams.end());
+  streams.clear();
   while (!worklist.empty()) {
     LLVM::CallOp create = worklist.pop_back_val();
+    streams.push_back(create);
     Value stream = create.getResult();
     Location loc = create.getLoc();
     Region *region = create->getParentRegion();
@@ -820,7 +887,7 @@ static void destroyStreamsAfterLastUse(Operation *root,
     }
     for (auto &[execute, uses] : usesInExecute) {
       OpBuilder builder(execute);
-      Value event = recordEvent(loc, builder, stream);
+      Value event = recordEvent(builders, loc, builder, stream);
       builder.setInsertionPointToStart(
           &cast<async::ExecuteOp>(execute).getBodyRegion().front());
       LLVM::CallOp local =
@@ -832,18 +899,24 @@ static void destroyStreamsAfterLastUse(Operation *root,
         use->set(local.getResult());
       worklist.push_back(local);
     }
+  }
+}
 
-    // The patterns' destroy calls go; uses across region boundaries get an
-    // event each. A branch passes it along one edge only, so the event is
-    // recorded on that edge.
+/// Passes an event instead of each stream of `streams` that would leave its
+/// region: an op that uses the stream other than as a stream (a terminator
+/// such as `scf.yield` or `llvm.return`, a call, a loop's initial value) gets
+/// an event recorded on it right before, and a branch gets one on the edge
+/// that passes the stream, in a new block. The receiver owns the event (see
+/// normalizeEventTokens).
+static void passEventsAcrossRegions(ArrayRef<LLVM::CallOp> streams,
+                                    const GpuRuntimeCallBuilders &builders) {
+  for (LLVM::CallOp create : streams) {
+    Value stream = create.getResult();
+    Location loc = create.getLoc();
     SetVector<Operation *> crossing;
-    for (OpOperand &use : llvm::make_early_inc_range(stream.getUses())) {
-      Operation *user = use.getOwner();
-      if (isCallTo(user, builders.streamDestroyCallBuilder.functionName))
-        user->erase();
-      else if (!isCallTo(user, "mgpu") && !isa<gpu::LaunchFuncOp>(user))
+    for (Operation *user : stream.getUsers())
+      if (!isRuntimeUse(user, builders))
         crossing.insert(user);
-    }
     for (Operation *user : crossing) {
       OpBuilder builder(user);
       auto branch = dyn_cast<BranchOpInterface>(user);
@@ -859,7 +932,7 @@ static void destroyStreamsAfterLastUse(Operation *root,
         Block *edge = builder.createBlock(successor);
         for (Value &operand : operands)
           if (operand == stream)
-            operand = recordEvent(loc, builder, stream);
+            operand = recordEvent(builders, loc, builder, stream);
         LLVM::BrOp::create(builder, loc, operands, successor);
         forwarded.clear();
         user->setSuccessor(edge, i);
@@ -867,11 +940,21 @@ static void destroyStreamsAfterLastUse(Operation *root,
       for (OpOperand &use : user->getOpOperands())
         if (use.get() == stream) {
           builder.setInsertionPoint(user);
-          use.set(recordEvent(loc, builder, stream));
+          use.set(recordEvent(builders, loc, builder, stream));
         }
     }
-    streams.push_back(create);
   }
+}
+
+/// Gives each stream of `streams` exactly one `mgpuStreamDestroy` on every
+/// path, right after its last use, by liveness: after the last use in a block
+/// where it is not live-out, and on each control-flow edge along which it
+/// stops being live (splitting the edge if the successor has other
+/// predecessors). A use nested in an op (an `scf.if` body) counts as a use by
+/// that op. CUDA releases a stream's resources once its pending work
+/// completes, so destroying it after its last host-side use is safe.
+static void placeStreamDestroys(Operation *root, ArrayRef<LLVM::CallOp> streams,
+                                const GpuRuntimeCallBuilders &builders) {
   if (streams.empty())
     return;
 
@@ -939,6 +1022,25 @@ static void destroyStreamsAfterLastUse(Operation *root,
   }
 }
 
+LogicalResult mlir::prepareGpuAsyncTokensForLLVM(Operation *root) {
+  if (failed(checkTokenUsesInTerminators(root)))
+    return failure();
+  joinSelectedTokens(root);
+  normalizeEventTokens(root);
+  makeForksExplicit(root);
+  return success();
+}
+
+void mlir::finalizeGpuStreamLifetimes(Operation *root,
+                                      const LLVMTypeConverter &converter) {
+  GpuRuntimeCallBuilders builders(root->getContext(),
+                                  converter.getPointerBitwidth(0));
+  SmallVector<LLVM::CallOp> streams = takeLoweredStreams(root);
+  localizeStreamsInExecuteBodies(streams, builders);
+  passEventsAcrossRegions(streams, builders);
+  placeStreamDestroys(root, streams, builders);
+}
+
 void GpuToLLVMConversionPass::runOnOperation() {
   MLIRContext *context = &getContext();
 
@@ -973,11 +1075,8 @@ void GpuToLLVMConversionPass::runOnOperation() {
 
   if (failed(gpu::ConditionalExecutionOp::emitUnresolvedErrors(
           getOperation(), "-gpu-to-llvm", /*skipGPUModules=*/true)) ||
-      failed(checkTokenUsesInTerminators(getOperation())))
+      failed(prepareGpuAsyncTokensForLLVM(getOperation())))
     return signalPassFailure();
-  joinSelectedTokens(getOperation());
-  normalizeEventTokens(getOperation());
-  makeForksExplicit(getOperation());
 
   // The host-side GPU ops this pass lowers to runtime calls (the async ops,
   // host registration, device selection; gpu.launch must have been outlined)
@@ -1020,9 +1119,7 @@ void GpuToLLVMConversionPass::runOnOperation() {
   if (failed(
           applyPartialConversion(getOperation(), target, std::move(patterns))))
     return signalPassFailure();
-  destroyStreamsAfterLastUse(
-      getOperation(),
-      GpuRuntimeCallBuilders(context, converter.getPointerBitwidth(0)));
+  finalizeGpuStreamLifetimes(getOperation(), converter);
 }
 
 LLVM::CallOp FunctionCallBuilder::create(Location loc, OpBuilder &builder,
@@ -1329,7 +1426,6 @@ LogicalResult ConvertAsyncYieldToGpuRuntimeCallPattern::matchAndRewrite(
 
   Location loc = yieldOp.getLoc();
   SmallVector<Value, 4> newOperands(adaptor.getOperands());
-  llvm::SmallDenseSet<Value> streams;
   for (auto &operand : yieldOp->getOpOperands()) {
     if (!isGpuAsyncTokenType(operand.get()))
       continue;
@@ -1341,10 +1437,7 @@ LogicalResult ConvertAsyncYieldToGpuRuntimeCallPattern::matchAndRewrite(
     auto event = eventCreateCallBuilder.create(loc, rewriter, {}).getResult();
     eventRecordCallBuilder.create(loc, rewriter, {event, stream});
     newOperands[idx] = event;
-    streams.insert(stream);
   }
-  for (auto stream : streams)
-    streamDestroyCallBuilder.create(loc, rewriter, {stream});
 
   rewriter.modifyOpInPlace(yieldOp, [&] { yieldOp->setOperands(newOperands); });
   return success();
@@ -1390,7 +1483,7 @@ Value ConvertOpToGpuRuntimeCallPattern<OpTy>::getStreamForAsyncOp(
   if (!stream && !op.getAsyncToken())
     stream = LLVM::ZeroOp::create(rewriter, loc, llvmPointerType);
   if (!stream)
-    stream = streamCreateCallBuilder.create(loc, rewriter, {}).getResult();
+    stream = createStream(loc, rewriter);
   llvm::SmallDenseSet<Value, 4> waitedFor;
   for (auto [i, origDependency, dependency] :
        llvm::enumerate(origDependencies, dependencies)) {
@@ -1417,9 +1510,8 @@ void ConvertOpToGpuRuntimeCallPattern<OpTy>::replaceAsyncOp(
 }
 
 // Converts `gpu.wait` to runtime calls. The converted op synchronizes the host
-// with the stream/event operands. The operands are destroyed. That is, it
-// assumes that it is not used afterwards or elsewhere. Otherwise we will get a
-// runtime error. Eventually, we should guarantee this property.
+// with the stream/event operands. Event operands are consumed (destroyed);
+// streams are destroyed after their last use by finalizeGpuStreamLifetimes.
 LogicalResult ConvertWaitOpToGpuRuntimeCallPattern::matchAndRewrite(
     gpu::WaitOp waitOp, OpAdaptor adaptor,
     ConversionPatternRewriter &rewriter) const {
@@ -1438,7 +1530,6 @@ LogicalResult ConvertWaitOpToGpuRuntimeCallPattern::matchAndRewrite(
       continue;
     if (isStreamToken(origOperand)) {
       streamSynchronizeCallBuilder.create(loc, rewriter, {operand});
-      streamDestroyCallBuilder.create(loc, rewriter, {operand});
     } else {
       eventSynchronizeCallBuilder.create(loc, rewriter, {operand});
       eventDestroyCallBuilder.create(loc, rewriter, {operand});

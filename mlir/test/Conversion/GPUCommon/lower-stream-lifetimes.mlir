@@ -1,8 +1,12 @@
 // RUN: mlir-opt %s --gpu-to-llvm | FileCheck %s
+// RUN: mlir-opt %s --gpu-to-llvm | FileCheck %s --check-prefix=MARK
 
-// Stream lifetimes in -gpu-to-llvm: every stream that only runtime calls use
-// is destroyed exactly once on every path, after its last use; users of one
-// token run on streams of their own (implicit forks).
+// Stream lifetimes in -gpu-to-llvm: every stream that the lowering creates,
+// and that only runtime calls use, is destroyed exactly once on every path,
+// after its last use; users of one token run on streams of their own
+// (implicit forks). The mark on the streams it creates is removed.
+
+// MARK-NOT: gpu.lowered_stream
 
 module attributes {gpu.container_module} {
   gpu.module @kernels {
@@ -152,8 +156,8 @@ module attributes {gpu.container_module} {
     return
   }
 
-  // A stream that leaves the region (here yielded out of async.execute, which
-  // records an event and destroys the stream itself) is left alone.
+  // A token yielded out of async.execute is passed as an event recorded on its
+  // stream, which is destroyed after that.
   // CHECK-LABEL: llvm.func @escapes
   func.func @escapes() {
     %a, %v = async.execute -> !async.value<!gpu.async.token> {
@@ -168,4 +172,21 @@ module attributes {gpu.container_module} {
     gpu.wait [%e]
     return
   }
+
+  // A stream that the input creates itself is not the lowering's to destroy.
+  // CHECK-LABEL: llvm.func @own_stream
+  func.func @own_stream(%sz : index, %f : f32) {
+    // CHECK: %[[S:.*]] = llvm.call @mgpuStreamCreate()
+    %s = llvm.call @mgpuStreamCreate() : () -> !llvm.ptr
+    // CHECK: gpu.launch_func <%[[S]] : !llvm.ptr>
+    gpu.launch_func <%s : !llvm.ptr> @kernels::@kernel
+        blocks in (%sz, %sz, %sz) threads in (%sz, %sz, %sz) args(%f : f32)
+    // CHECK: llvm.call @mgpuStreamSynchronize(%[[S]])
+    // CHECK-NOT: llvm.call @mgpuStreamDestroy
+    // CHECK: llvm.return
+    llvm.call @mgpuStreamSynchronize(%s) : (!llvm.ptr) -> ()
+    return
+  }
+  llvm.func @mgpuStreamCreate() -> !llvm.ptr
+  llvm.func @mgpuStreamSynchronize(!llvm.ptr)
 }
