@@ -197,7 +197,9 @@ note "linking the tools"
 ninja -C "$TOOLS_BUILD" -j "$JOBS" ||
   die "building the tools failed (see the ninja output above)"
 
-if ninja -C "$TOOLS_BUILD" -t targets all | grep -q '^mlir_cuda_runtime:'; then
+# grep reads all of ninja's output: with pipefail, grep -q could stop early and
+# fail the pipeline through SIGPIPE, skipping the CUDA wrappers at random.
+if ninja -C "$TOOLS_BUILD" -t targets all | grep '^mlir_cuda_runtime:' >/dev/null; then
   note "building the CUDA runtime wrappers (CUDA toolkit found)"
   if ! ninja -C "$TOOLS_BUILD" -j "$JOBS" mlir_cuda_runtime >"${BUILD_DIR}/cuda-runtime.log" 2>&1; then
     tail -20 "${BUILD_DIR}/cuda-runtime.log" >&2

@@ -227,7 +227,7 @@ cmd_pack() {
   cp "$HELPERS/run.sh" "$dest/run.sh"
   chmod +x "$dest/run.sh"
   # Only plain files travel: no link may point back into this machine.
-  if find "$dest" -type l | grep -q .; then
+  if find "$dest" -type l | grep . >/dev/null; then
     die "the pack contains symbolic links: $(find "$dest" -type l | head -3)"
   fi
   local bytes
