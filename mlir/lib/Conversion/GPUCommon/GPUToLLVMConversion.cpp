@@ -307,6 +307,13 @@ struct GpuRuntimeCallBuilders {
        llvmPointerType /*crd*/, llvmPointerType /*val*/,
        llvmPointerType /*void *stream*/}};
 
+  /// Creates an event, records it on `stream` and returns it.
+  Value recordEvent(Location loc, OpBuilder &builder, Value stream) const {
+    Value event = eventCreateCallBuilder.create(loc, builder, {}).getResult();
+    eventRecordCallBuilder.create(loc, builder, {event, stream});
+    return event;
+  }
+
   /// The unit attribute that marks the `mgpuStreamCreate` calls of the
   /// patterns (see createStream): finalizeGpuStreamLifetimes manages the
   /// lifetime of these streams, and only of these, and removes the mark.
@@ -844,15 +851,6 @@ static bool isRuntimeUse(Operation *op,
   return builders.isRuntimeCall(op) || isa<gpu::LaunchFuncOp>(op);
 }
 
-/// Records an event on `stream` and returns it.
-static Value recordEvent(const GpuRuntimeCallBuilders &builders, Location loc,
-                         OpBuilder &builder, Value stream) {
-  Value event =
-      builders.eventCreateCallBuilder.create(loc, builder, {}).getResult();
-  builders.eventRecordCallBuilder.create(loc, builder, {event, stream});
-  return event;
-}
-
 /// Gives each `async.execute` body that uses a stream of `streams` created
 /// outside of it a stream of its own: the body runs on another thread,
 /// possibly after this one destroyed the stream. An event is recorded on the
@@ -887,7 +885,7 @@ localizeStreamsInExecuteBodies(SmallVectorImpl<LLVM::CallOp> &streams,
     }
     for (auto &[execute, uses] : usesInExecute) {
       OpBuilder builder(execute);
-      Value event = recordEvent(builders, loc, builder, stream);
+      Value event = builders.recordEvent(loc, builder, stream);
       builder.setInsertionPointToStart(
           &cast<async::ExecuteOp>(execute).getBodyRegion().front());
       LLVM::CallOp local =
@@ -932,7 +930,7 @@ static void passEventsAcrossRegions(ArrayRef<LLVM::CallOp> streams,
         Block *edge = builder.createBlock(successor);
         for (Value &operand : operands)
           if (operand == stream)
-            operand = recordEvent(builders, loc, builder, stream);
+            operand = builders.recordEvent(loc, builder, stream);
         LLVM::BrOp::create(builder, loc, operands, successor);
         forwarded.clear();
         user->setSuccessor(edge, i);
@@ -940,7 +938,7 @@ static void passEventsAcrossRegions(ArrayRef<LLVM::CallOp> streams,
       for (OpOperand &use : user->getOpOperands())
         if (use.get() == stream) {
           builder.setInsertionPoint(user);
-          use.set(recordEvent(builders, loc, builder, stream));
+          use.set(builders.recordEvent(loc, builder, stream));
         }
     }
   }
@@ -1434,9 +1432,7 @@ LogicalResult ConvertAsyncYieldToGpuRuntimeCallPattern::matchAndRewrite(
     // An event is handed over as it is.
     if (!isStreamToken(operand.get()))
       continue;
-    auto event = eventCreateCallBuilder.create(loc, rewriter, {}).getResult();
-    eventRecordCallBuilder.create(loc, rewriter, {event, stream});
-    newOperands[idx] = event;
+    newOperands[idx] = recordEvent(loc, rewriter, stream);
   }
 
   rewriter.modifyOpInPlace(yieldOp, [&] { yieldOp->setOperands(newOperands); });
@@ -1456,8 +1452,7 @@ void ConvertOpToGpuRuntimeCallPattern<OpTy>::waitForDependency(
     Operation *producer = origDependency.getDefiningOp();
     if (producer->getBlock() == rewriter.getInsertionBlock())
       rewriter.setInsertionPointAfter(producer);
-    event = eventCreateCallBuilder.create(loc, rewriter, {}).getResult();
-    eventRecordCallBuilder.create(loc, rewriter, {event, dependency});
+    event = recordEvent(loc, rewriter, dependency);
   }
   streamWaitEventCallBuilder.create(loc, rewriter, {stream, event});
   eventDestroyCallBuilder.create(loc, rewriter, {event});
