@@ -5,15 +5,21 @@
 #
 #   scripts/cuda-suite.sh build [--chip sm_90] [--format fatbin] [--out DIR]
 #                               [--jobs 1|2] [--only NAME-PREFIX]...
+#                               [--tests DIR] [--mlir-opt PATH]
 #   scripts/cuda-suite.sh host-check [--out DIR]
 #   scripts/cuda-suite.sh pack [DIR] [--out DIR]
 #   scripts/cuda-suite.sh check-results OUTDIR [--summary FILE] [--out DIR]
 #
 # --out is the suite folder (default build/cuda-suite); pack writes
-# build/cuda-pack unless given DIR. On the GPU machine: `sh run.sh OUTDIR`
-# in the pack. See docs/cuda-suite.md.
+# build/cuda-pack unless given DIR. --tests and --mlir-opt build other tests
+# (default: the patched tree's CUDA tests) or with another mlir-opt (default:
+# build/bin/mlir-opt); scripts/cuda-bench.sh uses both. On the GPU machine:
+# `sh run.sh OUTDIR` in the pack. See docs/cuda-suite.md.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
+# With the sysroot toolchain (scripts/install-deps.sh) the suite is built and
+# checked inside it, where the LLVM tools and CUDA toolkit are.
+rerun_in_sysroot "$0" "$@"
 
 SUITE_DIR=${BUILD_DIR}/cuda-suite
 PACK_DIR=${BUILD_DIR}/cuda-pack
@@ -29,7 +35,7 @@ PACK_LIMIT_BYTES=$((64 * 1024 * 1024))
 HOST_CHECK_TIMEOUT=120
 
 usage() {
-  sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -91,8 +97,11 @@ build_support_libs() {
 
 cmd_build() {
   local chip=sm_90 format=fatbin jobs=1 only=()
+  local label="mlir/test/Integration/GPU/CUDA (${LLVM_TAG} + patches/series)"
   while (($#)); do
     case $1 in
+      --tests) TESTS_DIR=${2:?--tests needs a value} label=$2 && shift ;;
+      --mlir-opt) MLIR_OPT=${2:?--mlir-opt needs a value} && shift ;;
       --chip) chip=${2:?--chip needs a value} && shift ;;
       --format) format=${2:?--format needs a value} && shift ;;
       --out) SUITE_DIR=${2:?--out needs a value} && shift ;;
@@ -120,10 +129,10 @@ cmd_build() {
   build_support_libs
   # gpu-module-to-binary runs ptxas and fatbinary from PATH.
   export PATH=$CUDA_HOME/bin:$PATH
-  note "building the CUDA tests of $TESTS_DIR for $chip into $SUITE_DIR"
+  note "building the CUDA tests of $TESTS_DIR for $chip with $MLIR_OPT into $SUITE_DIR"
   local start=$SECONDS rc=0
   python3 "$HELPERS/suite.py" build --tests "$TESTS_DIR" \
-    --tests-label "mlir/test/Integration/GPU/CUDA (${LLVM_TAG} + patches/series)" \
+    --tests-label "$label" \
     --out "$SUITE_DIR" --chip "$chip" --format "$format" --mlir-opt "$MLIR_OPT" \
     --llvm-bin "$LLVM_BIN" --check-runtime "$CHECK_RUNTIME" \
     --entry-source "$HELPERS/entry.c" --jobs "$jobs" "${only[@]}" || rc=$?

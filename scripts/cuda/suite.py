@@ -39,6 +39,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import threading
 import time
 
 # lit substitutions of mlir/test/lit.cfg.py and the CUDA lit.local.cfg. The
@@ -531,15 +532,21 @@ def symbols(tools, path, flag):
     return set(out.stdout.split())
 
 
+_entry_lock = threading.Lock()
+
+
 def build_entry_object(tools, args, result):
-    """Compiles the C entry shim once per entry result type."""
+    """Compiles the C entry shim once per entry result type. Jobs run in
+    parallel (--jobs), so the first one to need an object builds it under a
+    lock and the others wait for it."""
     obj = os.path.join(args.out, "work", "entry-%s.o" % result)
-    if not os.path.exists(obj):
-        log = os.path.join(args.out, "work", "entry-%s.log" % result)
-        run_step("compiling entry.c", [tools.clang, "-c", "-O2", "-fPIC",
-                 "-Wall", "-DCUDA_SUITE_RESULT_%s" % ENTRY_RESULTS[result],
-                 args.entry_source, "-o", obj + ".tmp"], log)
-        os.replace(obj + ".tmp", obj)
+    with _entry_lock:
+        if not os.path.exists(obj):
+            log = os.path.join(args.out, "work", "entry-%s.log" % result)
+            run_step("compiling entry.c", [tools.clang, "-c", "-O2", "-fPIC",
+                     "-Wall", "-DCUDA_SUITE_RESULT_%s" % ENTRY_RESULTS[result],
+                     args.entry_source, "-o", obj + ".tmp"], log)
+            os.replace(obj + ".tmp", obj)
     return obj
 
 

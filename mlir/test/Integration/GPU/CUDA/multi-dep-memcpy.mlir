@@ -12,6 +12,7 @@
 
 // CHECK: [2, 2, 2, 2, 2, 2, 2, 2]
 // CHECK: [2, 2, 2, 2, 2, 2, 2, 2]
+// CHECK: [1, 1, 1, 1, 1, 1, 1, 1]
 func.func @main() {
   %c8 = arith.constant 8 : index
   %one = arith.constant 1.0 : f32
@@ -38,8 +39,17 @@ func.func @main() {
   gpu.memcpy [%tmc, %tmb] %host, %b : memref<8xf32>, memref<8xf32>
   call @printMemrefF32(%host_cast) : (memref<*xf32>) -> ()
   gpu.wait [%tmc]
+
+  // And without dependencies: on the null stream, which the host then
+  // synchronizes with. The CUDA runtime wrappers make a context current for
+  // that; without one, the memset and the copy fail and the host keeps 2.0.
+  gpu.memset %b, %one : memref<8xf32>, f32
+  gpu.memcpy %host, %b : memref<8xf32>, memref<8xf32>
+  call @printMemrefF32(%host_cast) : (memref<*xf32>) -> ()
   gpu.dealloc %a : memref<8xf32>
   gpu.dealloc %b : memref<8xf32>
+  gpu.host_unregister %host_cast : memref<*xf32>
+  memref.dealloc %host : memref<8xf32>
   return
 }
 
