@@ -91,6 +91,7 @@ note "clang-format clean: ${n} patch(es)"
 # patches that destroy streams after their last use and lower tokens across
 # regions, the lowering leaks streams in some CUDA tests, which the
 # host-check rightly reports.
+mkdir -p "${BUILD_DIR}"
 for ((k = 1; k <= n; k++)); do
   note "prefix ${k}/${n}: ${patches[$((k - 1))]}"
   start=$(date +%s)

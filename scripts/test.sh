@@ -141,17 +141,32 @@ if ((${#lit_extra[@]} == 0)) && [[ ${CUDA_SUITE:-1} != 0 ]]; then
   elif [[ -x ${CUDA_HOME:-/usr/local/cuda}/bin/ptxas ]]; then
     suite=${REPO_ROOT}/scripts/cuda-suite.sh
     log=$(mktemp)
-    if "$suite" build && "$suite" host-check | tee "$log" && "$suite" pack; then
-      line=$(grep '^host-check:' "$log" | tail -1)
-      read -r _ hc_passed _ hc_failed _ hc_skipped _ <<<"$line"
-      passed=$((passed + hc_passed))
-      failed=$((failed + hc_failed))
-      skipped=$((skipped + hc_skipped))
-    else
-      echo "FAIL: CUDA integration executables (build, host-check or pack)"
-      failed=$((failed + 1))
-      status=1
-    fi
+    # host_check WHAT OUT BUILD-COMMAND...: runs BUILD-COMMAND, then
+    # host-checks the suite folder OUT that it wrote and adds the counts.
+    host_check() {
+      local what=$1 out=$2
+      shift 2
+      if "$@" && "$suite" host-check --out "$out" | tee "$log"; then
+        line=$(grep '^host-check:' "$log" | tail -1)
+        read -r _ hc_passed _ hc_failed _ hc_skipped _ <<<"$line"
+        passed=$((passed + hc_passed))
+        failed=$((failed + hc_failed))
+        skipped=$((skipped + hc_skipped))
+      else
+        echo "FAIL: $what (build or host-check)"
+        failed=$((failed + 1))
+        status=1
+      fi
+    }
+    host_check "CUDA integration executables" "${BUILD_DIR}/cuda-suite" "$suite" build
+    "$suite" pack || { echo "FAIL: CUDA integration pack"; failed=$((failed + 1)); status=1; }
+    # The GPU-only tools stay buildable: the run-time benchmark (both
+    # variants) and two batches of token graphs, host side only.
+    host_check "GPU benchmark (series)" "${BUILD_DIR}/cuda-bench/series" \
+      "${REPO_ROOT}/scripts/cuda-bench.sh" build
+    host_check "GPU benchmark (upstream)" "${BUILD_DIR}/cuda-bench/upstream" true
+    host_check "token graphs for a GPU" "${BUILD_DIR}/cuda-token-graphs/suite" \
+      "${REPO_ROOT}/scripts/cuda-token-graphs.sh" build --batches 2
     rm -f "$log"
   else
     note "no CUDA toolkit at ${CUDA_HOME:-/usr/local/cuda}: CUDA integration executables not built"
