@@ -52,6 +52,7 @@ void registerTestAffineWalk();
 void registerTestBytecodeRoundtripPasses();
 void registerTestDecomposeAffineOpPass();
 void registerTestFunc();
+void registerTestGpuAccessAnalysisPass();
 void registerTestGpuAsyncBuildersPass();
 void registerTestGpuLoweringPasses();
 void registerTestGpuMemoryPromotionPass();
@@ -204,6 +205,7 @@ static void registerTestPasses() {
   registerTestBytecodeRoundtripPasses();
   registerTestDecomposeAffineOpPass();
   registerTestFunc();
+  registerTestGpuAccessAnalysisPass();
   registerTestGpuAsyncBuildersPass();
   registerTestGpuLoweringPasses();
   registerTestGpuMemoryPromotionPass();

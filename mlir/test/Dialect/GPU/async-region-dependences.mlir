@@ -247,6 +247,28 @@ module attributes {gpu.container_module} {
     return
   }
 
+  // An `llvm.noalias` argument still aliases itself: the host load of %p
+  // waits for the launch that writes it, in both modes.
+  // CHECK-LABEL: func @noalias_argument_touched_by_host
+  // CHECK: %[[T:.*]] = gpu.launch_func async @kernels::@conv
+  // CHECK-NEXT: gpu.wait [%[[T]]]
+  // CHECK-NEXT: memref.load
+  // CHAIN-LABEL: func @noalias_argument_touched_by_host
+  // CHAIN: %[[T:.*]] = gpu.launch_func async [%{{.*}}] @kernels::@conv
+  // CHAIN-NEXT: gpu.wait [%[[T]]]
+  // CHAIN-NEXT: memref.load
+  func.func @noalias_argument_touched_by_host(
+      %p : memref<16xf32> {llvm.noalias}) -> f32 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %x = memref.alloc() : memref<16xf32>
+    gpu.launch_func @kernels::@conv blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1)
+        args(%x : memref<16xf32>, %x : memref<16xf32>, %p : memref<16xf32>)
+    %v = memref.load %p[%c0] : memref<16xf32>
+    return %v : f32
+  }
+
   // Write after write: the second memset of %a waits for the first, although
   // nothing reads %a in between; the memset of %b is independent.
   // CHECK-LABEL: func @write_after_write

@@ -697,6 +697,10 @@ void gpu::addAsyncDependencies(Operation *op, ValueRange tokens) {
   if (tokens.empty())
     return;
   op->insertOperands(0, tokens);
+  growAsyncDependencySegment(op, tokens.size());
+}
+
+void gpu::growAsyncDependencySegment(Operation *op, unsigned count) {
   if (!op->template hasTrait<OpTrait::AttrSizedOperandSegments>())
     return;
   auto attrName =
@@ -708,7 +712,7 @@ void gpu::addAsyncDependencies(Operation *op, ValueRange tokens) {
     return;
 
   SmallVector<int32_t, 8> sizes(sizeAttr.asArrayRef());
-  sizes.front() += tokens.size();
+  sizes.front() += count;
   op->setAttr(attrName, Builder(op->getContext()).getDenseI32ArrayAttr(sizes));
 }
 

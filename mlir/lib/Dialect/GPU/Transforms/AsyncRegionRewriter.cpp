@@ -17,14 +17,13 @@
 #include "mlir/Dialect/Async/IR/Async.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/GpuAccessAnalysis.h"
 #include "mlir/Dialect/GPU/Utils/GPUUtils.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
-#include "mlir/IR/SymbolTable.h"
-#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Support/LLVM.h"
@@ -42,6 +41,8 @@ namespace mlir {
 } // namespace mlir
 
 using namespace mlir;
+using gpu::GpuAccessAnalysis;
+using gpu::MemoryAccesses;
 
 namespace {
 class GpuAsyncRegionPass
@@ -54,32 +55,10 @@ class GpuAsyncRegionPass
 };
 } // namespace
 
-/// The discardable attribute by which a user declares that a launch of a
-/// kernel whose body the pass cannot see accesses memory only through its
-/// memref operands.
-static constexpr StringLiteral kOnlyMemrefOperandAccessesAttrName =
-    "gpu.only_memref_operand_accesses";
-
 static bool isTerminator(Operation *op) {
   return op->mightHaveTrait<OpTrait::IsTerminator>();
 }
 static bool hasSideEffects(Operation *op) { return !isMemoryEffectFree(op); }
-
-/// Adds `count` to the number of async dependencies of `op`, the first
-/// operand segment of ops with segment sizes (as gpu::addAsyncDependencies
-/// assumes).
-static void addToAsyncDependencySegment(Operation *op, unsigned count) {
-  if (!op->hasTrait<OpTrait::AttrSizedOperandSegments>())
-    return;
-  StringRef name =
-      OpTrait::AttrSizedOperandSegments<void>::getOperandSegmentSizeAttr();
-  auto sizes = op->getAttrOfType<DenseI32ArrayAttr>(name);
-  if (!sizes)
-    return;
-  SmallVector<int32_t, 8> newSizes(sizes.asArrayRef());
-  newSizes.front() += count;
-  op->setAttr(name, DenseI32ArrayAttr::get(op->getContext(), newSizes));
-}
 
 /// Returns `op` if it is a GPU op that can execute asynchronously. A
 /// host-shared `gpu.alloc` has no asynchronous form, and a launch on an
@@ -126,8 +105,7 @@ static Operation *makeAsync(OpBuilder &builder, gpu::AsyncOpInterface asyncOp,
       op->getLoc(), op->getName(), resultTypes, operands,
       op->getDiscardableAttrDictionary(), op->getPropertiesStorage(),
       op->getSuccessors(), op->getNumRegions());
-  if (!deps.empty())
-    addToAsyncDependencySegment(newOp, deps.size());
+  gpu::growAsyncDependencySegment(newOp, deps.size());
 
   // Clone regions into new op.
   IRMapping mapping;
@@ -141,232 +119,6 @@ static Operation *makeAsync(OpBuilder &builder, gpu::AsyncOpInterface asyncOp,
   op->replaceAllUsesWith(newOp->getResults().drop_back());
   op->erase();
   return newOp;
-}
-
-//===----------------------------------------------------------------------===//
-// GpuAccessAnalysis: which memory GPU and host ops access.
-//===----------------------------------------------------------------------===//
-
-namespace {
-/// The memory an op may access: (value, writes) pairs, or everything.
-struct Accesses {
-  SmallVector<std::pair<Value, bool>> values;
-  bool everything = false;
-
-  void append(const Accesses &other) {
-    everything |= other.everything;
-    if (!everything)
-      llvm::append_range(values, other.values);
-  }
-};
-
-/// Answers which memory the GPU ops and the host ops of a function access and
-/// which buffers may alias. What it cannot see accesses everything: a kernel
-/// whose body is not in the module (unless its launch says otherwise), an
-/// effect on no particular value, an op without known effects. Queries are
-/// memoized per kernel and per pair of buffers; the IR must not change while
-/// the analysis is in use.
-class GpuAccessAnalysis {
-public:
-  explicit GpuAccessAnalysis(AliasAnalysis &aliasAnalysis)
-      : aliasAnalysis(aliasAnalysis) {}
-
-  /// The buffer `value` is a view of: `value` followed back through view-like
-  /// ops.
-  static Value getBuffer(Value value) {
-    while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
-      value = view.getViewSource();
-    return value;
-  }
-
-  /// The memory that GPU op `op` accesses.
-  Accesses getGpuAccesses(Operation *op);
-
-  /// The memory that host op `op` may access, ops nested in it included;
-  /// memory that `op` or an op nested in it allocates is excluded.
-  Accesses getHostAccesses(Operation *op);
-
-  /// The memory that host op `op` itself, without the ops nested in it, may
-  /// access.
-  Accesses getOwnHostAccesses(Operation *op);
-
-  /// The memory that the GPU ops nested in `op` access.
-  Accesses getNestedGpuAccesses(Operation *op);
-
-  /// Returns whether `lhs` and `rhs` may refer to overlapping memory. Not
-  /// memoized: the values may be replaced afterwards.
-  bool mayAlias(Value lhs, Value rhs);
-
-  /// The buffers seen so far that may alias `buffer`, `buffer` included.
-  /// Memoized per pair of buffers.
-  ArrayRef<Value> getAliasingBuffers(Value buffer);
-
-private:
-  Accesses getLaunchAccesses(gpu::LaunchFuncOp launch);
-  const Accesses &getKernelAccesses(gpu::GPUFuncOp kernel);
-  bool mayAliasBuffers(Value lhs, Value rhs);
-
-  AliasAnalysis &aliasAnalysis;
-  SymbolTableCollection symbolTables;
-  DenseMap<SymbolRefAttr, Operation *> kernels;
-  DenseMap<Operation *, Accesses> kernelAccesses;
-  SmallVector<Value> seenBuffers;
-  DenseMap<Value, SmallVector<Value>> aliasingBuffers;
-};
-} // namespace
-
-/// Appends the accesses of `effects` to `result`. Effects on no particular
-/// value access everything; allocations of values defined in `scope` are
-/// fresh memory and skipped.
-static void appendHostEffects(ArrayRef<MemoryEffects::EffectInstance> effects,
-                              Operation *scope, Accesses &result) {
-  for (const MemoryEffects::EffectInstance &effect : effects) {
-    Value value = effect.getValue();
-    if (!value) {
-      result.everything = true;
-      return;
-    }
-    Operation *definer = value.getDefiningOp();
-    if (isa<MemoryEffects::Allocate>(effect.getEffect()) && definer &&
-        scope->isAncestor(definer))
-      continue;
-    result.values.push_back(
-        {value, !isa<MemoryEffects::Read>(effect.getEffect())});
-  }
-}
-
-Accesses GpuAccessAnalysis::getHostAccesses(Operation *op) {
-  Accesses result;
-  std::optional<SmallVector<MemoryEffects::EffectInstance>> effects =
-      getEffectsRecursively(op);
-  if (!effects)
-    result.everything = true;
-  else
-    appendHostEffects(*effects, op, result);
-  return result;
-}
-
-Accesses GpuAccessAnalysis::getOwnHostAccesses(Operation *op) {
-  Accesses result;
-  if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
-    return result;
-  auto iface = dyn_cast<MemoryEffectOpInterface>(op);
-  if (!iface) {
-    result.everything = true;
-    return result;
-  }
-  SmallVector<MemoryEffects::EffectInstance> effects;
-  iface.getEffects(effects);
-  appendHostEffects(effects, op, result);
-  return result;
-}
-
-const Accesses &GpuAccessAnalysis::getKernelAccesses(gpu::GPUFuncOp kernel) {
-  auto [it, inserted] = kernelAccesses.try_emplace(kernel);
-  if (!inserted)
-    return it->second;
-  Accesses &result = it->second;
-  DenseMap<unsigned, bool> argWrites;
-  Block &entry = kernel.front();
-  kernel.walk([&](Operation *op) {
-    if (op == kernel || op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() ||
-        op->hasTrait<OpTrait::IsTerminator>())
-      return;
-    auto iface = dyn_cast<MemoryEffectOpInterface>(op);
-    if (!iface) {
-      result.everything = true;
-      return;
-    }
-    SmallVector<MemoryEffects::EffectInstance> effects;
-    iface.getEffects(effects);
-    for (const MemoryEffects::EffectInstance &effect : effects) {
-      if (isa<MemoryEffects::Allocate, MemoryEffects::Free>(effect.getEffect()))
-        continue;
-      Value value = effect.getValue();
-      if (!value) {
-        result.everything = true;
-        continue;
-      }
-      value = getBuffer(value);
-      auto arg = dyn_cast<BlockArgument>(value);
-      if (arg && arg.getOwner() == &entry) {
-        // Workgroup and private attributions follow the arguments.
-        if (arg.getArgNumber() < kernel.getNumArguments())
-          argWrites[arg.getArgNumber()] |=
-              isa<MemoryEffects::Write>(effect.getEffect());
-        continue;
-      }
-      Operation *definer = value.getDefiningOp();
-      if (definer && kernel->isAncestor(definer) &&
-          hasSingleEffect<MemoryEffects::Allocate>(definer, value))
-        continue;
-      result.everything = true;
-    }
-  });
-  for (auto [index, writes] : argWrites)
-    result.values.push_back({kernel.getArgument(index), writes});
-  LDBG() << "kernel @" << kernel.getName() << " accesses "
-         << (result.everything
-                 ? "everything"
-                 : std::to_string(result.values.size()) + " argument(s)");
-  return result;
-}
-
-Accesses GpuAccessAnalysis::getLaunchAccesses(gpu::LaunchFuncOp launch) {
-  Accesses result;
-  auto [it, inserted] = kernels.try_emplace(launch.getKernel());
-  if (inserted)
-    it->second = symbolTables.lookupNearestSymbolFrom(launch.getOperation(),
-                                                      launch.getKernel());
-  auto kernel = dyn_cast_or_null<gpu::GPUFuncOp>(it->second);
-  if (kernel && !kernel.isExternal()) {
-    const Accesses &effects = getKernelAccesses(kernel);
-    result.everything = effects.everything;
-    for (auto [arg, writes] : effects.values) {
-      unsigned index = cast<BlockArgument>(arg).getArgNumber();
-      if (index < launch.getNumKernelOperands())
-        result.values.push_back({launch.getKernelOperand(index), writes});
-    }
-    return result;
-  }
-  // The body is not visible (a kernel in a gpu.binary, an external gpu.func,
-  // an llvm.func): it may access any memory, through pointers, integers or
-  // globals, unless the launch or the module holding the kernel says that it
-  // accesses only the memory of its memref operands.
-  Operation *container = symbolTables.lookupNearestSymbolFrom(
-      launch.getOperation(), launch.getKernelModuleName());
-  if (!launch->hasAttr(kOnlyMemrefOperandAccessesAttrName) &&
-      !(container && container->hasAttr(kOnlyMemrefOperandAccessesAttrName))) {
-    result.everything = true;
-    return result;
-  }
-  for (Value operand : launch.getKernelOperands())
-    if (isa<BaseMemRefType>(operand.getType()))
-      result.values.push_back({operand, true});
-  return result;
-}
-
-Accesses GpuAccessAnalysis::getGpuAccesses(Operation *op) {
-  Accesses result;
-  TypeSwitch<Operation *>(op)
-      .Case(
-          [&](gpu::LaunchFuncOp launch) { result = getLaunchAccesses(launch); })
-      .Case([&](gpu::MemcpyOp memcpy) {
-        result.values = {{memcpy.getDst(), true}, {memcpy.getSrc(), false}};
-      })
-      .Case([&](gpu::MemsetOp memset) {
-        result.values = {{memset.getDst(), true}};
-      })
-      .Case([&](gpu::AllocOp alloc) {
-        result.values = {{alloc.getMemref(), true}};
-      })
-      .Case([&](gpu::DeallocOp dealloc) {
-        result.values = {{dealloc.getMemref(), true}};
-      })
-      .Case([&](gpu::WaitOp) {})
-      // Other GPU ops (the sparse ones) reach memory through handles.
-      .Default([&](Operation *) { result.everything = true; });
-  return result;
 }
 
 /// Returns whether `op` is a region op whose regions the dependence mode can
@@ -395,19 +147,14 @@ static bool holdsCarriedGpuWork(Operation *op) {
   return false;
 }
 
-/// Returns whether `value` is the result of an allocation: new memory.
-static bool isAllocation(Value value) {
-  Operation *definer = value.getDefiningOp();
-  return definer && hasSingleEffect<MemoryEffects::Allocate>(definer, value);
-}
-
 /// Returns whether `buffer` is memory allocated inside `scope` that is only
 /// accessed there: used by GPU ops, loads, stores and deallocations, directly
 /// or through views, never passed on (yielded, stored, passed to a call).
 /// Each execution of `scope` has its own.
 static bool isLocalAllocation(Value buffer, Operation *scope) {
   Operation *definer = buffer.getDefiningOp();
-  if (!definer || !scope->isProperAncestor(definer) || !isAllocation(buffer))
+  if (!definer || !scope->isProperAncestor(definer) ||
+      !GpuAccessAnalysis::isAllocation(buffer))
     return false;
   SmallVector<Value> worklist = {buffer};
   while (!worklist.empty()) {
@@ -430,72 +177,23 @@ static bool isLocalAllocation(Value buffer, Operation *scope) {
   return true;
 }
 
-Accesses GpuAccessAnalysis::getNestedGpuAccesses(Operation *op) {
-  Accesses result;
+/// The memory that the GPU ops nested in `op` access.
+static MemoryAccesses getNestedGpuAccesses(GpuAccessAnalysis &accesses,
+                                           Operation *op) {
+  MemoryAccesses result;
   op->walk([&](Operation *nested) {
     if (nested == op || !getAsyncOp(nested))
       return WalkResult::advance();
-    Accesses nestedAccesses = getGpuAccesses(nested);
+    MemoryAccesses nestedAccesses = accesses.getGpuAccesses(nested);
     // Memory allocated and used only inside `op` is not reachable after it,
     // nor (for a loop) from another iteration.
     llvm::erase_if(nestedAccesses.values, [&](auto access) {
-      return isLocalAllocation(getBuffer(access.first), op);
+      return isLocalAllocation(GpuAccessAnalysis::getBuffer(access.first), op);
     });
     result.append(nestedAccesses);
     return result.everything ? WalkResult::interrupt() : WalkResult::advance();
   });
   return result;
-}
-
-/// Returns whether `value` is an argument of the function it is used in.
-static bool isFunctionArgument(Value value) {
-  auto arg = dyn_cast<BlockArgument>(value);
-  return arg && arg.getOwner()->isEntryBlock() &&
-         isa<FunctionOpInterface>(arg.getOwner()->getParentOp());
-}
-
-/// Returns whether function argument `arg` is marked `llvm.noalias`.
-static bool isNoaliasArgument(Value arg) {
-  auto blockArg = cast<BlockArgument>(arg);
-  auto func = cast<FunctionOpInterface>(blockArg.getOwner()->getParentOp());
-  // The attribute of the LLVM dialect, as EliminateBarriers.cpp reads it.
-  return func.getArgAttr(blockArg.getArgNumber(), "llvm.noalias") != nullptr;
-}
-
-bool GpuAccessAnalysis::mayAliasBuffers(Value lhs, Value rhs) {
-  if (aliasAnalysis.alias(lhs, rhs).isNo())
-    return false;
-  bool lhsIsArg = isFunctionArgument(lhs), rhsIsArg = isFunctionArgument(rhs);
-  // Memory accessed through an `llvm.noalias` argument is not accessed
-  // through pointers that are not based on it (LLVM's definition), such as
-  // another argument.
-  if (lhsIsArg && rhsIsArg &&
-      (isNoaliasArgument(lhs) || isNoaliasArgument(rhs)))
-    return false;
-  // Memory allocated in the function cannot be reached through an argument.
-  if ((lhsIsArg && isAllocation(rhs)) || (rhsIsArg && isAllocation(lhs)))
-    return false;
-  return true;
-}
-
-bool GpuAccessAnalysis::mayAlias(Value lhs, Value rhs) {
-  return mayAliasBuffers(getBuffer(lhs), getBuffer(rhs));
-}
-
-ArrayRef<Value> GpuAccessAnalysis::getAliasingBuffers(Value buffer) {
-  auto [it, inserted] = aliasingBuffers.try_emplace(buffer);
-  if (!inserted)
-    return it->second;
-  it->second.push_back(buffer);
-  for (Value known : seenBuffers) {
-    if (!mayAliasBuffers(known, buffer))
-      continue;
-    aliasingBuffers[buffer].push_back(known);
-    aliasingBuffers[known].push_back(buffer);
-  }
-  seenBuffers.push_back(buffer);
-  // The map may have grown: look the entry up again.
-  return aliasingBuffers[buffer];
 }
 
 //===----------------------------------------------------------------------===//
@@ -568,7 +266,7 @@ private:
   bool mayTouchInFlightMemory(Operation *op) {
     if (isMemoryEffectFree(op))
       return false;
-    Accesses hostAccesses = accesses.getHostAccesses(op);
+    MemoryAccesses hostAccesses = accesses.getHostAccesses(op);
     if (hostAccesses.everything)
       return true;
     return llvm::any_of(hostAccesses.values, [&](auto access) {
@@ -702,7 +400,7 @@ private:
   LogicalResult scheduleOp(Operation *op, PendingWork &pending);
   void scheduleGpuOp(gpu::AsyncOpInterface op, PendingWork &pending);
   void scheduleUserWait(gpu::WaitOp wait, PendingWork &pending);
-  void scheduleHostOp(Operation *op, const Accesses &hostAccesses,
+  void scheduleHostOp(Operation *op, const MemoryAccesses &hostAccesses,
                       PendingWork &pending);
   LogicalResult scheduleLoop(Operation *loop, PendingWork &pending);
   LogicalResult scheduleBranches(Operation *op, PendingWork &pending);
@@ -711,13 +409,13 @@ private:
   /// The tokens of `pending` whose accesses conflict with `opAccesses`, except
   /// for accesses to results of `op` (fresh allocations).
   SmallVector<TokenNode> getConflicts(const PendingWork &pending,
-                                      const Accesses &opAccesses,
+                                      const MemoryAccesses &opAccesses,
                                       Operation *op = nullptr);
   /// Records that the work of `token` made `opAccesses`. With `merge`, the
   /// work pending on the same buffers before stays pending (it is not known to
   /// be ordered before `token`).
-  void record(PendingWork &pending, TokenNode token, const Accesses &opAccesses,
-              bool merge);
+  void record(PendingWork &pending, TokenNode token,
+              const MemoryAccesses &opAccesses, bool merge);
   /// Waits on the host for `tokens`, before `op` or at the end of `block`;
   /// a token that another one of them depends on directly is not waited for
   /// again.
@@ -761,8 +459,10 @@ static Value getExistingValue(TokenNode token) {
   return cast<gpu::AsyncOpInterface>(token.getPointer()).getAsyncToken();
 }
 
-SmallVector<TokenNode> AsyncDependenceAnalysis::getConflicts(
-    const PendingWork &pending, const Accesses &opAccesses, Operation *op) {
+SmallVector<TokenNode>
+AsyncDependenceAnalysis::getConflicts(const PendingWork &pending,
+                                      const MemoryAccesses &opAccesses,
+                                      Operation *op) {
   if (opAccesses.everything)
     return getOpenTokens(pending);
   llvm::SmallSetVector<TokenNode, 8> tokens;
@@ -786,7 +486,8 @@ SmallVector<TokenNode> AsyncDependenceAnalysis::getConflicts(
 }
 
 void AsyncDependenceAnalysis::record(PendingWork &pending, TokenNode token,
-                                     const Accesses &opAccesses, bool merge) {
+                                     const MemoryAccesses &opAccesses,
+                                     bool merge) {
   if (opAccesses.everything) {
     // Unless merged, everything before is ordered before `token`.
     if (!merge) {
@@ -878,7 +579,7 @@ void AsyncDependenceAnalysis::scheduleGpuOp(gpu::AsyncOpInterface asyncOp,
   Operation *op = asyncOp.getOperation();
   TokenNode token = opToken(op);
   OperandRange existing = asyncOp.getAsyncDependencies();
-  Accesses opAccesses = accesses.getGpuAccesses(op);
+  MemoryAccesses opAccesses = accesses.getGpuAccesses(op);
   SmallVector<TokenNode> deps = getConflicts(pending, opAccesses, op);
   dropImplied(deps);
   if (!existing.empty())
@@ -930,7 +631,7 @@ void AsyncDependenceAnalysis::scheduleUserWait(gpu::WaitOp wait,
 }
 
 void AsyncDependenceAnalysis::scheduleHostOp(Operation *op,
-                                             const Accesses &hostAccesses,
+                                             const MemoryAccesses &hostAccesses,
                                              PendingWork &pending) {
   if (hostAccesses.everything)
     hostWaitAll(pending, op);
@@ -947,7 +648,7 @@ LogicalResult AsyncDependenceAnalysis::scheduleLoop(Operation *loop,
   // leaves pending (with the iter_arg's) to the `after` region and, once the
   // loop ends, as the token result; the last region yields its work to the
   // next iteration.
-  Accesses loopAccesses = accesses.getNestedGpuAccesses(loop);
+  MemoryAccesses loopAccesses = getNestedGpuAccesses(accesses, loop);
   SmallVector<TokenNode> init = getConflicts(pending, loopAccesses);
   dropImplied(init);
   LDBG() << OpWithFlags(loop, OpPrintingFlags().skipRegions())
@@ -1011,14 +712,14 @@ LogicalResult AsyncDependenceAnalysis::scheduleBranches(Operation *op,
   schedule.push_back({ScheduleStep::Kind::AddResult, op, nullptr, 0, {}});
   TokenNode result(op, TokenKind::Result);
   open(pending, result);
-  record(pending, result, accesses.getNestedGpuAccesses(op), /*merge=*/true);
+  record(pending, result, getNestedGpuAccesses(accesses, op), /*merge=*/true);
   return success();
 }
 
 LogicalResult AsyncDependenceAnalysis::scheduleNested(Operation *op,
                                                       PendingWork &pending) {
   // What the op itself accesses, apart from its regions.
-  Accesses own = accesses.getOwnHostAccesses(op);
+  MemoryAccesses own = accesses.getOwnHostAccesses(op);
   if (own.everything || !own.values.empty())
     scheduleHostOp(op, own, pending);
   // Regions of ops isolated from above cannot use the tokens outside.

@@ -184,6 +184,12 @@ void addAsyncDependency(Operation *op, Value token);
 // the operand segment sizes once.
 void addAsyncDependencies(Operation *op, ValueRange tokens);
 
+// Adds `count` to the size of the first operand segment of `op`, its async
+// dependencies, if `op` has operand segment sizes: for a clone of an op that
+// was created with `count` more dependencies in front of the original
+// operands.
+void growAsyncDependencySegment(Operation *op, unsigned count);
+
 // Handle types for sparse.
 enum class SparseHandleKind { SpMat, DnTensor, SpGEMMOp };
 

@@ -1,0 +1,110 @@
+//===- GpuAccessAnalysis.h - Memory accessed by GPU and host ops *- C++ -*-===//
+//
+// Part of the LLVM Project, under the Apache License v2.0 with LLVM Exceptions.
+// See https://llvm.org/LICENSE.txt for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+//
+// An analysis of the memory that GPU ops and host ops access, and of which
+// buffers may alias, for passes that order GPU work by its memory
+// dependences (-gpu-async-region).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLIR_DIALECT_GPU_TRANSFORMS_GPUACCESSANALYSIS_H_
+#define MLIR_DIALECT_GPU_TRANSFORMS_GPUACCESSANALYSIS_H_
+
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/Value.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+
+namespace mlir {
+class AliasAnalysis;
+
+namespace gpu {
+class GPUFuncOp;
+class LaunchFuncOp;
+
+/// The discardable unit attribute by which a launch, or the module that holds
+/// its kernel, declares that a kernel whose body is not visible accesses
+/// memory only through its memref operands.
+constexpr StringLiteral kOnlyMemrefOperandAccessesAttrName =
+    "gpu.only_memref_operand_accesses";
+
+/// The memory an op may access: (value, writes) pairs, or everything.
+struct MemoryAccesses {
+  SmallVector<std::pair<Value, bool>> values;
+  bool everything = false;
+
+  /// Adds the accesses of `other`.
+  void append(const MemoryAccesses &other);
+};
+
+/// Answers which memory the GPU ops and the host ops of a function access and
+/// which buffers may alias.
+///
+/// What the analysis cannot see accesses everything: a kernel whose body is
+/// not in the module (unless its launch or its module has
+/// `gpu.only_memref_operand_accesses`), an effect on no particular value, an
+/// op without known effects. Buffers are values followed back through
+/// view-like ops. Two buffers may alias unless alias analysis says no, they
+/// are distinct function arguments one of which is `llvm.noalias`, or one is
+/// allocated in the function and the other is a function argument.
+///
+/// Queries are memoized per kernel and per pair of buffers; the IR must not
+/// change while the analysis is in use.
+class GpuAccessAnalysis {
+public:
+  explicit GpuAccessAnalysis(AliasAnalysis &aliasAnalysis)
+      : aliasAnalysis(aliasAnalysis) {}
+
+  /// The buffer `value` is a view of: `value` followed back through view-like
+  /// ops.
+  static Value getBuffer(Value value);
+
+  /// Returns whether `value` is the result of an allocation: new memory.
+  static bool isAllocation(Value value);
+
+  /// The memory that GPU op `op` accesses. A launch accesses the operands
+  /// whose kernel arguments the kernel body reads or writes; gpu.memcpy writes
+  /// its destination and reads its source; gpu.memset, gpu.alloc and
+  /// gpu.dealloc write their memref; gpu.wait accesses nothing; other GPU ops
+  /// (the sparse ones, which reach memory through handles) access everything.
+  MemoryAccesses getGpuAccesses(Operation *op);
+
+  /// The memory that host op `op` may access, ops nested in it included;
+  /// memory that `op` or an op nested in it allocates is excluded.
+  MemoryAccesses getHostAccesses(Operation *op);
+
+  /// The memory that host op `op` itself, without the ops nested in it, may
+  /// access.
+  MemoryAccesses getOwnHostAccesses(Operation *op);
+
+  /// Returns whether `lhs` and `rhs` may refer to overlapping memory. Not
+  /// memoized: the values may be replaced afterwards.
+  bool mayAlias(Value lhs, Value rhs);
+
+  /// The buffers seen so far that may alias `buffer`, `buffer` included.
+  /// Memoized per pair of buffers.
+  ArrayRef<Value> getAliasingBuffers(Value buffer);
+
+private:
+  MemoryAccesses getLaunchAccesses(LaunchFuncOp launch);
+  const MemoryAccesses &getKernelAccesses(GPUFuncOp kernel);
+  bool mayAliasBuffers(Value lhs, Value rhs);
+
+  AliasAnalysis &aliasAnalysis;
+  SymbolTableCollection symbolTables;
+  DenseMap<SymbolRefAttr, Operation *> kernels;
+  DenseMap<Operation *, MemoryAccesses> kernelAccesses;
+  SmallVector<Value> seenBuffers;
+  DenseMap<Value, SmallVector<Value>> aliasingBuffers;
+};
+
+} // namespace gpu
+} // namespace mlir
+
+#endif // MLIR_DIALECT_GPU_TRANSFORMS_GPUACCESSANALYSIS_H_

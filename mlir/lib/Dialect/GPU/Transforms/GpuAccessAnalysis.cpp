@@ -1,0 +1,242 @@
+//===- GpuAccessAnalysis.cpp - Memory that GPU and host ops access -------===//
+//
+// Part of the LLVM Project, under the Apache License v2.0 with LLVM Exceptions.
+// See https://llvm.org/LICENSE.txt for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlir/Dialect/GPU/Transforms/GpuAccessAnalysis.h"
+
+#include "mlir/Analysis/AliasAnalysis.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/DebugLog.h"
+
+#define DEBUG_TYPE "gpu-access-analysis"
+
+using namespace mlir;
+using namespace mlir::gpu;
+
+void MemoryAccesses::append(const MemoryAccesses &other) {
+  everything |= other.everything;
+  if (!everything)
+    llvm::append_range(values, other.values);
+}
+
+Value GpuAccessAnalysis::getBuffer(Value value) {
+  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
+    value = view.getViewSource();
+  return value;
+}
+
+bool GpuAccessAnalysis::isAllocation(Value value) {
+  Operation *definer = value.getDefiningOp();
+  return definer && hasSingleEffect<MemoryEffects::Allocate>(definer, value);
+}
+
+/// Appends the accesses of `effects` to `result`. Effects on no particular
+/// value access everything; allocations of values defined in `scope` are
+/// fresh memory and skipped.
+static void appendHostEffects(ArrayRef<MemoryEffects::EffectInstance> effects,
+                              Operation *scope, MemoryAccesses &result) {
+  for (const MemoryEffects::EffectInstance &effect : effects) {
+    Value value = effect.getValue();
+    if (!value) {
+      result.everything = true;
+      return;
+    }
+    Operation *definer = value.getDefiningOp();
+    if (isa<MemoryEffects::Allocate>(effect.getEffect()) && definer &&
+        scope->isAncestor(definer))
+      continue;
+    result.values.push_back(
+        {value, !isa<MemoryEffects::Read>(effect.getEffect())});
+  }
+}
+
+MemoryAccesses GpuAccessAnalysis::getHostAccesses(Operation *op) {
+  MemoryAccesses result;
+  std::optional<SmallVector<MemoryEffects::EffectInstance>> effects =
+      getEffectsRecursively(op);
+  if (!effects)
+    result.everything = true;
+  else
+    appendHostEffects(*effects, op, result);
+  return result;
+}
+
+MemoryAccesses GpuAccessAnalysis::getOwnHostAccesses(Operation *op) {
+  MemoryAccesses result;
+  if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+    return result;
+  auto iface = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!iface) {
+    result.everything = true;
+    return result;
+  }
+  SmallVector<MemoryEffects::EffectInstance> effects;
+  iface.getEffects(effects);
+  appendHostEffects(effects, op, result);
+  return result;
+}
+
+const MemoryAccesses &GpuAccessAnalysis::getKernelAccesses(GPUFuncOp kernel) {
+  auto [it, inserted] = kernelAccesses.try_emplace(kernel);
+  if (!inserted)
+    return it->second;
+  MemoryAccesses &result = it->second;
+  DenseMap<unsigned, bool> argWrites;
+  Block &entry = kernel.front();
+  kernel.walk([&](Operation *op) {
+    if (op == kernel || op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() ||
+        op->hasTrait<OpTrait::IsTerminator>())
+      return;
+    auto iface = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!iface) {
+      result.everything = true;
+      return;
+    }
+    SmallVector<MemoryEffects::EffectInstance> effects;
+    iface.getEffects(effects);
+    for (const MemoryEffects::EffectInstance &effect : effects) {
+      if (isa<MemoryEffects::Allocate, MemoryEffects::Free>(effect.getEffect()))
+        continue;
+      Value value = effect.getValue();
+      if (!value) {
+        result.everything = true;
+        continue;
+      }
+      value = getBuffer(value);
+      auto arg = dyn_cast<BlockArgument>(value);
+      if (arg && arg.getOwner() == &entry) {
+        // Workgroup and private attributions follow the arguments.
+        if (arg.getArgNumber() < kernel.getNumArguments())
+          argWrites[arg.getArgNumber()] |=
+              isa<MemoryEffects::Write>(effect.getEffect());
+        continue;
+      }
+      Operation *definer = value.getDefiningOp();
+      if (definer && kernel->isAncestor(definer) &&
+          hasSingleEffect<MemoryEffects::Allocate>(definer, value))
+        continue;
+      result.everything = true;
+    }
+  });
+  for (auto [index, writes] : argWrites)
+    result.values.push_back({kernel.getArgument(index), writes});
+  LDBG() << "kernel @" << kernel.getName() << " accesses "
+         << (result.everything
+                 ? "everything"
+                 : std::to_string(result.values.size()) + " argument(s)");
+  return result;
+}
+
+MemoryAccesses GpuAccessAnalysis::getLaunchAccesses(LaunchFuncOp launch) {
+  MemoryAccesses result;
+  auto [it, inserted] = kernels.try_emplace(launch.getKernel());
+  if (inserted)
+    it->second = symbolTables.lookupNearestSymbolFrom(launch.getOperation(),
+                                                      launch.getKernel());
+  auto kernel = dyn_cast_or_null<GPUFuncOp>(it->second);
+  if (kernel && !kernel.isExternal()) {
+    const MemoryAccesses &effects = getKernelAccesses(kernel);
+    result.everything = effects.everything;
+    for (auto [arg, writes] : effects.values) {
+      unsigned index = cast<BlockArgument>(arg).getArgNumber();
+      if (index < launch.getNumKernelOperands())
+        result.values.push_back({launch.getKernelOperand(index), writes});
+    }
+    return result;
+  }
+  // The body is not visible (a kernel in a gpu.binary, an external gpu.func,
+  // an llvm.func): it may access any memory, through pointers, integers or
+  // globals, unless the launch or the module holding the kernel says that it
+  // accesses only the memory of its memref operands.
+  Operation *container = symbolTables.lookupNearestSymbolFrom(
+      launch.getOperation(), launch.getKernelModuleName());
+  if (!launch->hasAttr(kOnlyMemrefOperandAccessesAttrName) &&
+      !(container && container->hasAttr(kOnlyMemrefOperandAccessesAttrName))) {
+    result.everything = true;
+    return result;
+  }
+  for (Value operand : launch.getKernelOperands())
+    if (isa<BaseMemRefType>(operand.getType()))
+      result.values.push_back({operand, true});
+  return result;
+}
+
+MemoryAccesses GpuAccessAnalysis::getGpuAccesses(Operation *op) {
+  MemoryAccesses result;
+  TypeSwitch<Operation *>(op)
+      .Case([&](LaunchFuncOp launch) { result = getLaunchAccesses(launch); })
+      .Case([&](MemcpyOp memcpy) {
+        result.values = {{memcpy.getDst(), true}, {memcpy.getSrc(), false}};
+      })
+      .Case([&](MemsetOp memset) { result.values = {{memset.getDst(), true}}; })
+      .Case([&](AllocOp alloc) { result.values = {{alloc.getMemref(), true}}; })
+      .Case([&](DeallocOp dealloc) {
+        result.values = {{dealloc.getMemref(), true}};
+      })
+      .Case([&](WaitOp) {})
+      // Other GPU ops (the sparse ones) reach memory through handles.
+      .Default([&](Operation *) { result.everything = true; });
+  return result;
+}
+
+/// Returns whether `value` is an argument of the function it is used in.
+static bool isFunctionArgument(Value value) {
+  auto arg = dyn_cast<BlockArgument>(value);
+  return arg && arg.getOwner()->isEntryBlock() &&
+         isa<FunctionOpInterface>(arg.getOwner()->getParentOp());
+}
+
+/// Returns whether function argument `arg` is marked `llvm.noalias`.
+static bool isNoaliasArgument(Value arg) {
+  auto blockArg = cast<BlockArgument>(arg);
+  auto func = cast<FunctionOpInterface>(blockArg.getOwner()->getParentOp());
+  // The attribute of the LLVM dialect, as EliminateBarriers.cpp reads it.
+  return func.getArgAttr(blockArg.getArgNumber(), "llvm.noalias") != nullptr;
+}
+
+bool GpuAccessAnalysis::mayAliasBuffers(Value lhs, Value rhs) {
+  // A buffer aliases itself, an `llvm.noalias` argument too.
+  if (lhs == rhs)
+    return true;
+  if (aliasAnalysis.alias(lhs, rhs).isNo())
+    return false;
+  bool lhsIsArg = isFunctionArgument(lhs), rhsIsArg = isFunctionArgument(rhs);
+  // Memory accessed through an `llvm.noalias` argument is not accessed
+  // through pointers that are not based on it (LLVM's definition), such as
+  // another argument.
+  if (lhsIsArg && rhsIsArg &&
+      (isNoaliasArgument(lhs) || isNoaliasArgument(rhs)))
+    return false;
+  // Memory allocated in the function cannot be reached through an argument.
+  if ((lhsIsArg && isAllocation(rhs)) || (rhsIsArg && isAllocation(lhs)))
+    return false;
+  return true;
+}
+
+bool GpuAccessAnalysis::mayAlias(Value lhs, Value rhs) {
+  return mayAliasBuffers(getBuffer(lhs), getBuffer(rhs));
+}
+
+ArrayRef<Value> GpuAccessAnalysis::getAliasingBuffers(Value buffer) {
+  auto [it, inserted] = aliasingBuffers.try_emplace(buffer);
+  if (!inserted)
+    return it->second;
+  it->second.push_back(buffer);
+  for (Value known : seenBuffers) {
+    if (!mayAliasBuffers(known, buffer))
+      continue;
+    aliasingBuffers[buffer].push_back(known);
+    aliasingBuffers[known].push_back(buffer);
+  }
+  seenBuffers.push_back(buffer);
+  // The map may have grown: look the entry up again.
+  return aliasingBuffers[buffer];
+}
