@@ -172,10 +172,11 @@ def additive_handwritten_headers(src, changed_src):
     result = set()
     for path in headers:
         rel = os.path.relpath(path, src)
-        try:
-            theirs = run(["git", "-C", src, "show", f"{tag}:{rel}"])
-        except subprocess.CalledProcessError:
-            continue  # new header: nothing compiled against it before
+        # A new header (not in the tag): nothing was compiled against it.
+        if subprocess.run(["git", "-C", src, "cat-file", "-e", f"{tag}:{rel}"],
+                          stderr=subprocess.DEVNULL).returncode != 0:
+            continue
+        theirs = run(["git", "-C", src, "show", f"{tag}:{rel}"])
         if added_declarations_only(theirs, open(path).read(), known):
             result.add(path)
     return result
