@@ -4,8 +4,7 @@
 
 // -gpu-async-region with dependences from memory effects: each GPU op waits
 // only for the earlier GPU ops whose accesses conflict with its own, and the
-// host only for the GPU ops whose memory it touches. Kernel argument effects
-// come from the gpu.func bodies.
+// host only for the GPU ops whose memory it touches.
 
 module attributes {gpu.container_module} {
   gpu.module @kernels {

@@ -103,4 +103,27 @@ module attributes {gpu.container_module} {
     func.call @opaque(%y) : (memref<16xf32>) -> ()
     return
   }
+
+  // The host syncs use gpu::GpuAccessAnalysis: a store through an argument
+  // while a launch writes another, llvm.noalias, argument, and a store into
+  // memory allocated in the function, need no sync; a load of the
+  // llvm.noalias argument itself does.
+  // CHECK-LABEL: func @noalias_and_local_memory
+  // CHECK: %[[T:.*]] = gpu.launch_func async
+  // CHECK-NEXT: memref.store
+  // CHECK-NEXT: memref.store
+  // CHECK-NEXT: gpu.wait [%[[T]]]
+  // CHECK-NEXT: memref.load
+  func.func @noalias_and_local_memory(%p : memref<16xf32> {llvm.noalias},
+                                      %q : memref<16xf32>, %f : f32) -> f32 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %m = memref.alloc() : memref<16xf32>
+    gpu.launch_func @kernels::@kernel blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1) args(%p : memref<16xf32>)
+    memref.store %f, %q[%c0] : memref<16xf32>
+    memref.store %f, %m[%c0] : memref<16xf32>
+    %v = memref.load %p[%c0] : memref<16xf32>
+    return %v : f32
+  }
 }

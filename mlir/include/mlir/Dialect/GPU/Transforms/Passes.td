@@ -68,9 +68,14 @@ def GpuAsyncRegionPass : Pass<"gpu-async-region", "func::FuncOp"> {
     Makes the GPU ops of each block asynchronous (`gpu.launch_func async`,
     ...) and inserts the host synchronizations (`gpu.wait`) that keep the
     sequential semantics: before a terminator, and before a host op that may
-    access memory used by GPU work in flight (by its memory effects and alias
-    analysis; pure ops and fresh allocations do not). Ops that are already
-    async keep their dependencies.
+    access memory used by GPU work in flight, by its memory effects (pure ops
+    and fresh allocations do not; a `func.call` and other ops with unknown
+    effects do). Buffers may alias unless alias analysis says they do not,
+    they are distinct function arguments one of which is `llvm.noalias`, or
+    one is allocated in the function and the other is a function argument.
+    Ops that are already async keep their dependencies; a launch on an
+    explicit stream (`asyncObject`) and a host-shared `gpu.alloc` stay
+    synchronous host ops.
 
     With `max-streams=1` (the default) the GPU work of a block forms one
     chain: each op depends on the previous one, and the host waits for it at
@@ -96,11 +101,7 @@ def GpuAsyncRegionPass : Pass<"gpu-async-region", "func::FuncOp"> {
       memory of its memref operands.
     - `gpu.memcpy` writes its destination and reads its source; `gpu.memset`,
       `gpu.alloc` and `gpu.dealloc` write their memref; other GPU ops access
-      everything. A launch on an explicit stream (`asyncObject`) and a
-      host-shared `gpu.alloc` stay synchronous host ops.
-    - Buffers may alias unless alias analysis says they do not, they are
-      distinct function arguments one of which is `llvm.noalias`, or one is
-      allocated in the function and the other is a function argument.
+      everything.
 
     Across regions: GPU work pending before a region op is depended on
     directly inside it. `scf.if`, `scf.index_switch` and `scf.execute_region`
@@ -111,8 +112,7 @@ def GpuAsyncRegionPass : Pass<"gpu-async-region", "func::FuncOp"> {
     `before` region, which forwards it with its own work to the `after`
     region and as the token result. The blocks of other region ops
     (`scf.parallel`, `async.execute`, multi-block regions, unstructured
-    control flow) end with a host wait for their own GPU work. A `func.call`
-    and other ops with unknown effects wait for all pending GPU work.
+    control flow) end with a host wait for their own GPU work.
   }];
   let dependentDialects = ["async::AsyncDialect"];
   let options = [Option<"maxStreams", "max-streams", "unsigned",
