@@ -3,7 +3,9 @@
 #
 #   scripts/check.sh                 # the series applies; mlir/ equals
 #                                    # pristine + series; every patch is
-#                                    # clang-format clean against its parent
+#                                    # clang-format clean against its parent,
+#                                    # at most 600 changed lines, with an
+#                                    # upstream subject and no private names
 #   scripts/check.sh --overlay-only  # only the overlay comparison
 #   scripts/check.sh --each-prefix   # also build and test each prefix of the
 #                                    # series, first to last (slow: see docs/)
@@ -83,9 +85,37 @@ for i in "${!commits[@]}"; do
 done
 ((fmt_bad == 0)) || die "formatting: run git clang-format in the working branch and amend the patch named above"
 note "clang-format clean: ${n} patch(es)"
+
+# 3. Reviewable patches: an upstream subject prefix, at most 600 changed
+# lines (added and removed lines of the diff, not the message), and none of
+# this repository's own names (its folders, issue and patch numbers, the
+# names of its test seeds).
+MAX_CHANGED_LINES=600
+PRIVATE_NAMES='(^|[^A-Za-z_])(docs|scripts)/|issue #?[0-9]|patch 00[0-9]|seed[ _-]?0[0-9]|@seed_'
+review_bad=0
+for p in "${patches[@]}"; do
+  f=${REPO_ROOT}/patches/$p
+  subject=$(sed -n 's/^Subject: \[PATCH[^]]*\] //p' "$f" | head -1)
+  if [[ ! $subject =~ ^\[mlir\]\[(gpu|nvgpu|scf)\]\  ]]; then
+    echo "review: $p: subject '$subject' does not start with [mlir][gpu], [mlir][nvgpu] or [mlir][scf]" >&2
+    review_bad=1
+  fi
+  changed=$(awk '/^diff --git /{d=1} d && /^[+-][^+-]/{c++} END{print c+0}' "$f")
+  if ((changed > MAX_CHANGED_LINES)); then
+    echo "review: $p: ${changed} changed lines (at most ${MAX_CHANGED_LINES})" >&2
+    review_bad=1
+  fi
+  if grep -n -i -E "$PRIVATE_NAMES" "$f" >"$tmp/private"; then
+    echo "review: $p names this repository's own things:" >&2
+    head -5 "$tmp/private" >&2
+    review_bad=1
+  fi
+done
+((review_bad == 0)) || die "some patches are not ready for review (see the review: lines above)"
+note "reviewable: ${n} patch(es), each at most ${MAX_CHANGED_LINES} changed lines, upstream subjects, no private names"
 [[ $mode == prefix ]] || exit 0
 
-# 3. Every prefix builds and passes the tests (bisectability): the lit tests,
+# 4. Every prefix builds and passes the tests (bisectability): the lit tests,
 # which are the series' own. The CUDA executables' host-check is this
 # repository's check of the whole series and is left out here: before the
 # patches that destroy streams after their last use and lower tokens across
