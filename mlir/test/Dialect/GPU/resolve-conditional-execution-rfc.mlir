@@ -2,15 +2,11 @@
 // called both from a gpu.launch body and from the host. Outlining clones it
 // into the kernel's gpu.module; resolving then gives each copy its region.
 
-// REQUIRES: host-supports-nvptx
 // RUN: mlir-opt %s --gpu-kernel-outlining --gpu-resolve-conditional-execution \
 // RUN:   --inline | FileCheck %s
-
-// The whole program then lowers to NVVM and LLVM and translates to LLVM IR.
-// RUN: mlir-opt %s --gpu-kernel-outlining --gpu-resolve-conditional-execution \
-// RUN:   --inline \
-// RUN: | mlir-opt -gpu-lower-to-nvvm-pipeline="cubin-format=isa" \
-// RUN: | mlir-translate --mlir-to-llvmir | FileCheck %s --check-prefix=LLVM
+//
+// resolve-conditional-execution-rfc-nvvm.mlir lowers the result to NVVM and
+// LLVM IR.
 
 // CHECK-LABEL: func.func @thread_id() -> index
 // CHECK-NEXT: %[[C0:.*]] = arith.constant 0 : index
@@ -33,15 +29,6 @@
 // CHECK-NEXT: %[[TID:.*]] = gpu.thread_id x
 // CHECK-NEXT: return %[[TID]] : index
 // CHECK-NOT: gpu.conditional_execution
-
-// The kernel, embedded as PTX, reads the thread id.
-// LLVM: @launch_kernel_binary = internal constant {{.*}}%tid.x
-// The host @thread_id returns 0; the launch and the host store remain.
-// LLVM-LABEL: define i64 @thread_id()
-// LLVM-NEXT: ret i64 0
-// LLVM-LABEL: define void @launch(
-// LLVM: call void @mgpuLaunchKernel(
-// LLVM: store i64 0, ptr
 
 func.func @thread_id() -> index {
   %val = gpu.conditional_execution device {
