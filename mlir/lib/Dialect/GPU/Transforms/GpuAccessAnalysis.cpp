@@ -119,9 +119,8 @@ const MemoryAccesses &GpuAccessAnalysis::getKernelAccesses(GPUFuncOp kernel) {
               isa<MemoryEffects::Write>(effect.getEffect());
         continue;
       }
-      Operation *definer = value.getDefiningOp();
-      if (definer && kernel->isAncestor(definer) &&
-          hasSingleEffect<MemoryEffects::Allocate>(definer, value))
+      // Memory the kernel allocates is its own.
+      if (isAllocation(value) && kernel->isAncestor(value.getDefiningOp()))
         continue;
       result.everything = true;
     }
