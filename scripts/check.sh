@@ -8,7 +8,12 @@
 #                                    # upstream subject and no private names
 #   scripts/check.sh --overlay-only  # only the overlay comparison
 #   scripts/check.sh --each-prefix   # also build and test each prefix of the
-#                                    # series, first to last (slow: see docs/)
+#                                    # series, first to last, and each stack
+#                                    # branch that is not a prefix (the
+#                                    # independent fixes alone on the base;
+#                                    # slow: see docs/)
+#   scripts/check.sh --each-branch   # only the stack branches that are not
+#                                    # prefixes (after the default checks)
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 
@@ -17,7 +22,8 @@ case ${1:-} in
   "") ;;
   --overlay-only) mode=overlay ;;
   --each-prefix) mode=prefix ;;
-  *) die "usage: scripts/check.sh [--overlay-only | --each-prefix]" ;;
+  --each-branch) mode=branch ;;
+  *) die "usage: scripts/check.sh [--overlay-only | --each-prefix | --each-branch]" ;;
 esac
 
 "${REPO_ROOT}/scripts/fetch-source.sh" >/dev/null
@@ -113,15 +119,24 @@ for p in "${patches[@]}"; do
 done
 ((review_bad == 0)) || die "some patches are not ready for review (see the review: lines above)"
 note "reviewable: ${n} patch(es), each at most ${MAX_CHANGED_LINES} changed lines, upstream subjects, no private names"
-[[ $mode == prefix ]] || exit 0
 
-# 4. Every prefix builds and passes the tests (bisectability): the lit tests,
+# 4. The stacked branches (the "#@ stack" markers): each one applies on its
+# base, the independent fixes each alone on the tag.
+"${REPO_ROOT}/scripts/export-branches.sh" "$tmp/tree" stacks 2>"$tmp/branches.log" || {
+  grep -v '^==> stacks/' "$tmp/branches.log" >&2
+  die "the stacked branches of patches/series cannot be made"
+}
+note "stacked branches: $(grep -c '^==> stacks/' "$tmp/branches.log") made, each patch applies on its branch's base"
+[[ $mode == prefix || $mode == branch ]] || exit 0
+
+# 5. Every prefix builds and passes the tests (bisectability): the lit tests,
 # which are the series' own. The CUDA executables' host-check is this
 # repository's check of the whole series and is left out here: before the
 # patches that destroy streams after their last use and lower tokens across
 # regions, the lowering leaks streams in some CUDA tests, which the
 # host-check rightly reports.
 mkdir -p "${BUILD_DIR}"
+[[ $mode == prefix ]] || n=0
 for ((k = 1; k <= n; k++)); do
   note "prefix ${k}/${n}: ${patches[$((k - 1))]}"
   start=$(date +%s)
@@ -132,5 +147,20 @@ for ((k = 1; k <= n; k++)); do
   }
   note "prefix ${k}: $(tail -1 "${BUILD_DIR}/prefix-$k.log") in $(($(date +%s) - start)) s"
 done
+# 6. So does every stacked branch that is not a prefix of the series: a fix
+# of an "each" stack alone on what is above its stack (or with what it
+# needs).
+while read -r stack patch held; do
+  read -ra list <<<"$held"
+  [[ ${list[*]} != "${patches[*]:0:${#list[@]}}" ]] || continue
+  log=${BUILD_DIR}/branch-${patch:0:4}.log
+  note "branch ${stack}/${patch%.patch}: ${#list[@]} patch(es)"
+  start=$(date +%s)
+  SERIES_PATCHES=$held CUDA_SUITE=0 "${REPO_ROOT}/scripts/test.sh" >"$log" 2>&1 || {
+    tail -20 "$log" >&2
+    die "branch ${stack}/${patch%.patch} fails to build or test (log: ${log#"${REPO_ROOT}/"})"
+  }
+  note "branch ${stack}/${patch:0:4}: $(tail -1 "$log") in $(($(date +%s) - start)) s"
+done < <(series_branches)
 # Leave build/ at the full series.
 "${REPO_ROOT}/scripts/apply.sh" >/dev/null

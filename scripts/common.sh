@@ -59,38 +59,94 @@ pristine_ready() {
 }
 
 # Series entries in order (comments and blank lines skipped). SERIES_LIMIT=k
-# keeps the first k (used to build and test each prefix of the series).
+# keeps the first k (used to build and test each prefix of the series);
+# SERIES_PATCHES="A B ..." replaces the series by those patches, in that
+# order (used to build and test a stack branch that is not a prefix).
 series_patches() {
+  if [[ -n ${SERIES_PATCHES:-} ]]; then
+    printf '%s\n' $SERIES_PATCHES | head -n "${SERIES_LIMIT:-1000000}"
+    return
+  fi
   [[ -f ${REPO_ROOT}/patches/series ]] || die "patches/series is missing"
   sed -e 's/#.*//' -e 's/[[:space:]]*$//' "${REPO_ROOT}/patches/series" |
     grep -v '^$' | head -n "${SERIES_LIMIT:-1000000}" || true
+}
+
+# The stacked branches of the series, one line per patch:
+#   STACK PATCH P1 P2 ... PATCH
+# where P1 ... PATCH are the patches the branch for PATCH holds, in order.
+# patches/series groups its patches into stacks with marker comments:
+#   #@ stack NAME         the patches below form a stack; the branch of each
+#                         one holds every patch above the stack plus the
+#                         stack's patches up to it
+#   #@ stack NAME each    each patch below applies alone on what is above the
+#                         stack (independent pull requests) ...
+#   #@ needs NNNN         ... except the next one, which needs patch NNNN
+#                         of the same stack (and what that one needs)
+series_branches() {
+  [[ -f ${REPO_ROOT}/patches/series ]] || die "patches/series is missing"
+  awk '
+    function fail(msg) { print "error: patches/series:" NR ": " msg > "/dev/stderr"; bad = 1; exit 1 }
+    /^#@ stack / {
+      if (NF < 3 || NF > 4 || (NF == 4 && $4 != "each")) fail("expected \"#@ stack NAME [each]\"")
+      if ($3 in stacks) fail("stack " $3 " is declared twice")
+      stacks[$3] = 1; stack = $3; each = (NF == 4); below = above; needs = ""; next
+    }
+    /^#@ needs / {
+      if (NF != 3 || !each) fail("\"#@ needs NNNN\" only precedes a patch of an \"each\" stack")
+      if (!(($3, stack) in branch)) fail("needs " $3 ", which is not an earlier patch of stack " stack)
+      needs = $3; next
+    }
+    /^#@/ { fail("unknown marker: " $0) }
+    { sub(/#.*/, ""); sub(/[ \t]+$/, "") }
+    /^$/ { next }
+    {
+      if (stack == "") fail("patch " $1 " comes before the first \"#@ stack\" marker")
+      num = substr($1, 1, 4)
+      if (each) held = (needs == "" ? below : branch[needs, stack]) " " $1
+      else held = (prev_in_stack[stack] == "" ? below : prev_in_stack[stack]) " " $1
+      sub(/^ /, "", held)
+      branch[num, stack] = held; prev_in_stack[stack] = held
+      above = above " " $1; sub(/^ /, "", above); needs = ""
+      print stack, $1, held
+    }
+    END { if (bad) exit 1 }
+  ' "${REPO_ROOT}/patches/series"
 }
 
 # The patched tree the build compiles: pristine + series (a git repository,
 # branch "series" on top of tag $LLVM_TAG).
 SRC_DIR=${BUILD_DIR}/llvm-project
 
-# apply_series REPO [HOOK]: applies patches/series onto REPO's HEAD with
-# git am, one commit per patch, calling HOOK with the patch's file name after
-# each one. On failure the am is aborted and the patch named. A repository
-# without a committer identity (the scratch ones) gets a neutral one.
-apply_series() {
-  local repo=$1 hook=${2:-} p log ident=()
+# am_patch REPO PATCH: applies patches/PATCH onto REPO's HEAD with git am
+# (one commit); on failure the am is aborted and the patch named, with WHERE
+# saying what it was applied on. A repository without a committer identity
+# (the scratch ones) gets a neutral one.
+am_patch() {
+  local repo=$1 p=$2 where=${3:-on top of the patches before it in patches/series} log ident=()
+  [[ -f ${REPO_ROOT}/patches/$p ]] || die "patches/series lists '$p' but patches/$p does not exist"
   git -C "$repo" config user.email >/dev/null ||
     ident=(-c user.name=series -c user.email=series@localhost)
   log=$(mktemp)
+  if ! git -C "$repo" "${ident[@]}" \
+    am -q --keep-cr --keep-non-patch "${REPO_ROOT}/patches/$p" >"$log" 2>&1; then
+    git -C "$repo" am --abort >/dev/null 2>&1 || true
+    grep -E '^(error|Patch failed)' "$log" | sed 's/^/    /' >&2 || true
+    rm -f "$log"
+    die "patch $p does not apply ($where)"
+  fi
+  rm -f "$log"
+}
+
+# apply_series REPO [HOOK]: applies the series (series_patches) onto REPO's
+# HEAD, one commit per patch, calling HOOK with the patch's file name after
+# each one.
+apply_series() {
+  local repo=$1 hook=${2:-} p
   while read -r p; do
-    [[ -f ${REPO_ROOT}/patches/$p ]] || die "patches/series lists '$p' but patches/$p does not exist"
-    if ! git -C "$repo" "${ident[@]}" \
-      am -q --keep-cr --keep-non-patch "${REPO_ROOT}/patches/$p" >"$log" 2>&1; then
-      git -C "$repo" am --abort >/dev/null 2>&1 || true
-      grep -E '^(error|Patch failed)' "$log" | sed 's/^/    /' >&2 || true
-      rm -f "$log"
-      die "patch $p does not apply (on top of the patches before it in patches/series)"
-    fi
+    am_patch "$repo" "$p"
     [[ -z $hook ]] || "$hook" "$p"
   done < <(series_patches)
-  rm -f "$log"
 }
 
 # The toolchain: Debian's LLVM/MLIR ${LLVM_SERIES}.x packages. Where the host's apt has
