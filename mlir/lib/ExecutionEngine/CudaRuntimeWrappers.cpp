@@ -14,6 +14,8 @@
 
 #include "mlir/ExecutionEngine/CRunnerUtils.h"
 
+#include "GPURuntimePool.h"
+
 #include <cstdio>
 
 #include "cuda.h"
@@ -200,15 +202,54 @@ mgpuLaunchKernel(CUfunction function, intptr_t gridX, intptr_t gridY,
                                       extra));
 }
 
-extern "C" MLIR_CUDA_WRAPPERS_EXPORT CUstream mgpuStreamCreate() {
+// The pools that streams and events come from (GPURuntimePool.h). They are
+// never destroyed: the driver frees their streams and events at exit. All
+// of them belong to the one context that ScopedContext makes current, so
+// they are all kept as device 0's.
+using StreamPool = mlir::gpu_runtime::RuntimePool<CUstream>;
+using EventPool = mlir::gpu_runtime::RuntimePool<CUevent>;
+
+static StreamPool &getStreamPool() {
+  static StreamPool *pool =
+      new StreamPool(StreamPool::Order::FirstReleasedFirst);
+  return *pool;
+}
+
+static EventPool &getEventPool() {
+  static EventPool *pool = new EventPool(EventPool::Order::LastReleasedFirst);
+  return *pool;
+}
+
+static CUstream createStream() {
   ScopedContext scopedContext;
   CUstream stream = nullptr;
   CUDA_REPORT_IF_ERROR(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
   return stream;
 }
 
+static CUevent createEvent() {
+  ScopedContext scopedContext;
+  CUevent event = nullptr;
+  CUDA_REPORT_IF_ERROR(cuEventCreate(&event, CU_EVENT_DISABLE_TIMING));
+  return event;
+}
+
+extern "C" MLIR_CUDA_WRAPPERS_EXPORT CUstream mgpuStreamCreate() {
+  return getStreamPool().acquire(/*device=*/0, createStream);
+}
+
 extern "C" MLIR_CUDA_WRAPPERS_EXPORT void mgpuStreamDestroy(CUstream stream) {
-  CUDA_REPORT_IF_ERROR(cuStreamDestroy(stream));
+  // A stream that the pool did not create is destroyed.
+  if (!getStreamPool().release(stream))
+    CUDA_REPORT_IF_ERROR(cuStreamDestroy(stream));
+}
+
+/// Creates streams until at least `count` are free in the pool, so that the
+/// next `count` calls of mgpuStreamCreate create none (call it before a
+/// stream capture).
+extern "C" MLIR_CUDA_WRAPPERS_EXPORT void mgpuStreamPoolReserve(int32_t count) {
+  getStreamPool().reserve(/*device=*/0, std::max<int32_t>(count, 0),
+                          createStream);
 }
 
 extern "C" MLIR_CUDA_WRAPPERS_EXPORT void
@@ -224,14 +265,24 @@ extern "C" MLIR_CUDA_WRAPPERS_EXPORT void mgpuStreamWaitEvent(CUstream stream,
 }
 
 extern "C" MLIR_CUDA_WRAPPERS_EXPORT CUevent mgpuEventCreate() {
-  ScopedContext scopedContext;
-  CUevent event = nullptr;
-  CUDA_REPORT_IF_ERROR(cuEventCreate(&event, CU_EVENT_DISABLE_TIMING));
-  return event;
+  return getEventPool().acquire(/*device=*/0, createEvent);
 }
 
 extern "C" MLIR_CUDA_WRAPPERS_EXPORT void mgpuEventDestroy(CUevent event) {
-  CUDA_REPORT_IF_ERROR(cuEventDestroy(event));
+  // An event that the pool did not create is destroyed.
+  if (!getEventPool().release(event))
+    CUDA_REPORT_IF_ERROR(cuEventDestroy(event));
+}
+
+/// Creates events until at least `count` are free in the pool.
+extern "C" MLIR_CUDA_WRAPPERS_EXPORT void mgpuEventPoolReserve(int32_t count) {
+  getEventPool().reserve(/*device=*/0, std::max<int32_t>(count, 0),
+                         createEvent);
+}
+
+/// Prints how many streams and events the pools created and handed out.
+extern "C" MLIR_CUDA_WRAPPERS_EXPORT void mgpuPoolPrintStats() {
+  mlir::gpu_runtime::printPoolStats(stderr, getStreamPool(), getEventPool());
 }
 
 extern "C" MLIR_CUDA_WRAPPERS_EXPORT void mgpuEventSynchronize(CUevent event) {

@@ -28,8 +28,13 @@
 //  - happens-before between streams, events and the host is tracked with
 //    vector clocks: mgpuCheckOrdered(a, b) says whether recorded operation a
 //    is ordered before b;
+//  - streams and events come from the pools of GPURuntimePool.h, as in the
+//    CUDA and ROCm wrappers, and are counted the same way (mgpuPoolPrintStats
+//    prints the counts). Every create still returns a new handle, so that a
+//    use after destroy is reported, and a reused stream adds no ordering (the
+//    checks do not rely on the ordering that reuse adds on a GPU);
 //  - at exit (and on mgpuCheckReport()) it prints the number of calls of each
-//    function and of each kind of violation.
+//    function, the pools' counts and the number of each kind of violation.
 //
 // Environment:
 //   MLIR_GPU_CHECK_TRACE=<file>  write every call as Chrome trace JSON (one
@@ -41,6 +46,8 @@
 // one host: calls are serialized and ordered in the order they happen.
 //
 //===----------------------------------------------------------------------===//
+
+#include "GPURuntimePool.h"
 
 #include <algorithm>
 #include <cinttypes>
@@ -145,7 +152,11 @@ struct Handle {
   VectorClock time;
   bool recorded = false;
   std::string name; // Function: kernel name.
+  /// Stream or event: the pool entry it was acquired as.
+  uint64_t poolEntry = 0;
 };
+
+using Pool = mlir::gpu_runtime::RuntimePool<uint64_t>;
 
 /// A recorded device operation.
 struct Operation {
@@ -174,6 +185,9 @@ public:
   }
 
   std::mutex mutex;
+  Pool streamPool{Pool::Order::FirstReleasedFirst};
+  Pool eventPool{Pool::Order::LastReleasedFirst};
+  uint64_t numPoolEntries = 0;
 
   void count(const char *function) {
     ++calls[function];
@@ -189,6 +203,9 @@ public:
 
   Handle *create(Kind kind) {
     std::unique_ptr<Handle> handle = makeHandle(kind);
+    if (Pool *pool = poolOf(kind))
+      handle->poolEntry =
+          pool->acquire(/*device=*/0, [&] { return ++numPoolEntries; });
     Handle *result = handle.get();
     handles.emplace(result, std::move(handle));
     return result;
@@ -280,8 +297,21 @@ public:
                                       ", already destroyed");
       return;
     }
-    if (Handle *handle = lookup(ptr, kind, function))
-      handle->destroyed = true;
+    Handle *handle = lookup(ptr, kind, function);
+    if (!handle)
+      return;
+    handle->destroyed = true;
+    if (Pool *pool = poolOf(kind))
+      pool->release(handle->poolEntry);
+  }
+
+  /// The pool that creates and destroys of `kind` use, if any.
+  Pool *poolOf(Kind kind) {
+    if (kind == Kind::Stream)
+      return &streamPool;
+    if (kind == Kind::Event)
+      return &eventPool;
+    return nullptr;
   }
 
   /// Records a device operation enqueued on `stream` (nullptr: the host runs
@@ -379,6 +409,7 @@ public:
                    live[static_cast<int>(Kind::SpGEMMDescr)],
                    live[static_cast<int>(Kind::LtSpMat)],
                    live[static_cast<int>(Kind::LtDnMat)]);
+    mlir::gpu_runtime::printPoolStats(stderr, streamPool, eventPool);
     uint64_t total = 0;
     for (auto &[what, n] : violations) {
       std::fprintf(stderr, "gpu-check: violations %s %" PRIu64 "\n",
@@ -651,6 +682,13 @@ MLIR_GPU_CHECK_EXPORT void mgpuStreamDestroy(void *stream) {
   call.destroy(stream, Kind::Stream);
 }
 
+MLIR_GPU_CHECK_EXPORT void mgpuStreamPoolReserve(int32_t count) {
+  Call call("mgpuStreamPoolReserve");
+  Checker &checker = call.checker;
+  checker.streamPool.reserve(/*device=*/0, std::max<int32_t>(count, 0),
+                             [&] { return ++checker.numPoolEntries; });
+}
+
 MLIR_GPU_CHECK_EXPORT void mgpuStreamSynchronize(void *stream) {
   Call call("mgpuStreamSynchronize");
   if (Handle *handle = call.lookup(stream, Kind::Stream))
@@ -673,6 +711,13 @@ MLIR_GPU_CHECK_EXPORT void *mgpuEventCreate() {
 MLIR_GPU_CHECK_EXPORT void mgpuEventDestroy(void *event) {
   Call call("mgpuEventDestroy");
   call.destroy(event, Kind::Event);
+}
+
+MLIR_GPU_CHECK_EXPORT void mgpuEventPoolReserve(int32_t count) {
+  Call call("mgpuEventPoolReserve");
+  Checker &checker = call.checker;
+  checker.eventPool.reserve(/*device=*/0, std::max<int32_t>(count, 0),
+                            [&] { return ++checker.numPoolEntries; });
 }
 
 MLIR_GPU_CHECK_EXPORT void mgpuEventSynchronize(void *event) {
@@ -1093,6 +1138,12 @@ MLIR_GPU_CHECK_EXPORT void mgpuCuSparseLtSpMM(void *a, void *b, void *c,
 //===----------------------------------------------------------------------===//
 
 /// Prints the report (call counts, live handles, violations) now.
+MLIR_GPU_CHECK_EXPORT void mgpuPoolPrintStats() {
+  Call call("mgpuPoolPrintStats");
+  mlir::gpu_runtime::printPoolStats(stderr, call.checker.streamPool,
+                                    call.checker.eventPool);
+}
+
 MLIR_GPU_CHECK_EXPORT void mgpuCheckReport() {
   Call call("mgpuCheckReport");
   call.checker.report("on demand");

@@ -319,6 +319,15 @@ struct GpuRuntimeCallBuilders {
   /// lifetime of these streams, and only of these, and removes the mark.
   static constexpr StringLiteral kLoweredStreamAttrName = "gpu.lowered_stream";
 
+  /// Returns whether `stream` was created by createStream: the lowering
+  /// owns it. Any other stream (the `asyncObject` of a launch, which the
+  /// token of that launch stands for) is the caller's: the lowering never
+  /// synchronizes, destroys or replaces it.
+  static bool isLoweredStream(Value stream) {
+    auto create = stream.getDefiningOp<LLVM::CallOp>();
+    return create && create->hasAttr(kLoweredStreamAttrName);
+  }
+
   /// Creates a stream whose lifetime finalizeGpuStreamLifetimes manages.
   Value createStream(Location loc, OpBuilder &builder) const {
     LLVM::CallOp create = streamCreateCallBuilder.create(loc, builder, {});
@@ -1523,12 +1532,17 @@ LogicalResult ConvertWaitOpToGpuRuntimeCallPattern::matchAndRewrite(
            waitOp.getAsyncDependencies(), adaptor.getAsyncDependencies())) {
     if (!waitedFor.insert(operand).second)
       continue;
-    if (isStreamToken(origOperand)) {
+    if (isStreamToken(origOperand) && isLoweredStream(operand)) {
       streamSynchronizeCallBuilder.create(loc, rewriter, {operand});
-    } else {
-      eventSynchronizeCallBuilder.create(loc, rewriter, {operand});
-      eventDestroyCallBuilder.create(loc, rewriter, {operand});
+      continue;
     }
+    // The host waits for the work of a caller's stream up to here, not for
+    // whatever else the caller enqueues on it later.
+    Value event = isStreamToken(origOperand)
+                      ? recordEvent(loc, rewriter, operand)
+                      : operand;
+    eventSynchronizeCallBuilder.create(loc, rewriter, {event});
+    eventDestroyCallBuilder.create(loc, rewriter, {event});
   }
 
   rewriter.eraseOp(waitOp);
@@ -1634,14 +1648,16 @@ LogicalResult LegalizeLaunchFuncOpPattern::matchAndRewrite(
 
   // A launch on an explicit stream (`asyncObject`, the caller's) runs on it
   // as it is: that stream is the caller's to synchronize and destroy, and the
-  // verifier rejects async dependencies next to it. A synchronous launch
-  // without dependencies keeps no stream: the LLVM translation runs it on a
-  // stream of its own and waits for it.
+  // verifier rejects async dependencies next to it. Its async token, if any,
+  // stands for that stream, which the lowering does not own (see
+  // isLoweredStream). A synchronous launch without dependencies keeps no
+  // stream: the LLVM translation runs it on a stream of its own and waits for
+  // it.
   Value stream = adaptor.getAsyncObject();
-  if (stream && launchOp.getAsyncToken())
+  if (stream && launchOp.getAsyncToken() && stream.getType() != llvmPointerType)
     return rewriter.notifyMatchFailure(
-        launchOp, "cannot lower the async token of a launch on an explicit "
-                  "stream");
+        launchOp, "the async token of a launch on an explicit stream needs "
+                  "the stream to be an LLVM pointer");
   if (!stream &&
       (launchOp.getAsyncToken() || !launchOp.getAsyncDependencies().empty()))
     stream =
@@ -1664,7 +1680,7 @@ LogicalResult LegalizeLaunchFuncOpPattern::matchAndRewrite(
       stream, clusterSize);
   if (launchOp.getCooperative())
     newLaunchOp.setCooperative(true);
-  if (stream && !launchOp.getAsyncObject())
+  if (launchOp.getAsyncToken() || (stream && !launchOp.getAsyncObject()))
     replaceAsyncOp(launchOp, stream, {}, rewriter);
   else
     rewriter.eraseOp(launchOp);

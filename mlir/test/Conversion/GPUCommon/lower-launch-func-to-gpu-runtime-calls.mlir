@@ -158,3 +158,74 @@ module attributes {gpu.container_module} {
     return
   }
 }
+
+// -----
+
+// The async token of a launch on an explicit stream stands for that stream,
+// which stays the caller's: work that depends on the token continues on it,
+// a second user forks from it, and the host waits for it through an event,
+// not by synchronizing the stream. The caller's stream is never created,
+// synchronized or destroyed.
+module attributes {gpu.container_module} {
+  gpu.module @kernel_module [#nvvm.target] {
+    llvm.func @kernel() attributes {gpu.kernel} {
+      llvm.return
+    }
+  }
+
+  // CHECK-LABEL: @explicit_stream_token
+  // CHECK-SAME: (%[[STREAM:[^:]*]]: !llvm.ptr)
+  func.func @explicit_stream_token(%stream : !llvm.ptr) {
+    %c1 = arith.constant 1 : index
+    // CHECK-NOT: llvm.call @mgpuStream
+    // CHECK: gpu.launch_func <%[[STREAM]] : !llvm.ptr> @kernel_module::@kernel
+    // CHECK-NEXT: gpu.launch_func <%[[STREAM]] : !llvm.ptr> @kernel_module::@kernel
+    // CHECK-NEXT: %[[EVENT:.*]] = llvm.call @mgpuEventCreate()
+    // CHECK-NEXT: llvm.call @mgpuEventRecord(%[[EVENT]], %[[STREAM]])
+    // CHECK-NEXT: llvm.call @mgpuEventSynchronize(%[[EVENT]])
+    // CHECK-NEXT: llvm.call @mgpuEventDestroy(%[[EVENT]])
+    // CHECK-NOT: llvm.call @mgpuStream
+    // CHECK: llvm.return
+    %t0 = gpu.launch_func async <%stream : !llvm.ptr> @kernel_module::@kernel
+        blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1)
+    %t1 = gpu.launch_func async [%t0] @kernel_module::@kernel
+        blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1)
+    gpu.wait [%t1]
+    return
+  }
+
+  // CHECK-LABEL: @explicit_stream_fork
+  // CHECK-SAME: (%[[STREAM:[^:]*]]: !llvm.ptr)
+  func.func @explicit_stream_fork(%stream : !llvm.ptr) {
+    %c1 = arith.constant 1 : index
+    // CHECK-NOT: llvm.call @mgpuStream
+    // CHECK: gpu.launch_func <%[[STREAM]] : !llvm.ptr> @kernel_module::@kernel
+    // CHECK-NEXT: %[[E0:.*]] = llvm.call @mgpuEventCreate()
+    // CHECK-NEXT: llvm.call @mgpuEventRecord(%[[E0]], %[[STREAM]])
+    // CHECK-NEXT: gpu.launch_func <%[[STREAM]] : !llvm.ptr> @kernel_module::@kernel
+    // CHECK-NEXT: %[[FORK:.*]] = llvm.call @mgpuStreamCreate()
+    // CHECK-NEXT: llvm.call @mgpuStreamWaitEvent(%[[FORK]], %[[E0]])
+    // CHECK-NEXT: llvm.call @mgpuEventDestroy(%[[E0]])
+    // CHECK-NEXT: gpu.launch_func <%[[FORK]] : !llvm.ptr> @kernel_module::@kernel
+    // CHECK-NEXT: %[[E1:.*]] = llvm.call @mgpuEventCreate()
+    // CHECK-NEXT: llvm.call @mgpuEventRecord(%[[E1]], %[[STREAM]])
+    // CHECK-NEXT: llvm.call @mgpuEventSynchronize(%[[E1]])
+    // CHECK-NEXT: llvm.call @mgpuEventDestroy(%[[E1]])
+    // CHECK-NEXT: llvm.call @mgpuStreamSynchronize(%[[FORK]])
+    // CHECK-NEXT: llvm.call @mgpuStreamDestroy(%[[FORK]])
+    // CHECK-NEXT: llvm.return
+    %t0 = gpu.launch_func async <%stream : !llvm.ptr> @kernel_module::@kernel
+        blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1)
+    %t1 = gpu.launch_func async [%t0] @kernel_module::@kernel
+        blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1)
+    %t2 = gpu.launch_func async [%t0] @kernel_module::@kernel
+        blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1)
+    gpu.wait [%t1, %t2]
+    return
+  }
+}

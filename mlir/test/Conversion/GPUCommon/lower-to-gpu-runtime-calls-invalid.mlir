@@ -19,7 +19,8 @@ func.func @launch_not_outlined(%sz : index, %mem : memref<?xf32>, %f : f32) {
 
 // -----
 
-// A launch on an explicit stream cannot return an async token.
+// The async token of a launch on an explicit stream stands for that stream,
+// which must then be an LLVM pointer.
 // CHECK: error: failed to legalize operation 'gpu.launch_func'
 module attributes {gpu.container_module} {
   gpu.module @kernels {
@@ -28,9 +29,9 @@ module attributes {gpu.container_module} {
     }
   }
 
-  func.func @explicit_stream_token(%stream : !llvm.ptr, %sz : index) {
+  func.func @explicit_stream_token(%stream : i64, %sz : index) {
     // expected-error @+1 {{failed to legalize operation 'gpu.launch_func'}}
-    %t = gpu.launch_func async <%stream : !llvm.ptr> @kernels::@kernel
+    %t = gpu.launch_func async <%stream : i64> @kernels::@kernel
         blocks in (%sz, %sz, %sz) threads in (%sz, %sz, %sz)
     gpu.wait [%t]
     return

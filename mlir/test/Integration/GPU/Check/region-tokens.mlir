@@ -28,6 +28,10 @@
 // CHECK-DAG: gpu-check: calls mgpuEventCreate 21
 // CHECK-DAG: gpu-check: calls mgpuEventDestroy 21
 // CHECK: gpu-check: live streams 0, events 0
+// The streams and events come from the runtime's pools: each is created for
+// real only when none is free, so the loop creates as many as are live at
+// once, not one per create.
+// CHECK: gpu-pool: streams created [[S:[0-9]+]], acquired 22, peak live [[S]]; events created [[E:[0-9]+]], acquired 21, peak live [[E]]
 // CHECK: gpu-check: 0 violation(s)
 
 // Then everything.
