@@ -206,18 +206,11 @@ mgpuLaunchKernel(CUfunction function, intptr_t gridX, intptr_t gridY,
 // never destroyed: the driver frees their streams and events at exit. All
 // of them belong to the one context that ScopedContext makes current, so
 // they are all kept as device 0's.
-using StreamPool = mlir::gpu_runtime::RuntimePool<CUstream>;
-using EventPool = mlir::gpu_runtime::RuntimePool<CUevent>;
+using RuntimePools = mlir::gpu_runtime::RuntimePools<CUstream, CUevent>;
 
-static StreamPool &getStreamPool() {
-  static StreamPool *pool =
-      new StreamPool(StreamPool::Order::FirstReleasedFirst);
-  return *pool;
-}
-
-static EventPool &getEventPool() {
-  static EventPool *pool = new EventPool(EventPool::Order::LastReleasedFirst);
-  return *pool;
+static RuntimePools &getPools() {
+  static RuntimePools *pools = new RuntimePools();
+  return *pools;
 }
 
 static CUstream createStream() {
@@ -235,12 +228,12 @@ static CUevent createEvent() {
 }
 
 extern "C" MLIR_CUDA_WRAPPERS_EXPORT CUstream mgpuStreamCreate() {
-  return getStreamPool().acquire(/*device=*/0, createStream);
+  return getPools().streams.acquire(/*device=*/0, createStream);
 }
 
 extern "C" MLIR_CUDA_WRAPPERS_EXPORT void mgpuStreamDestroy(CUstream stream) {
   // A stream that the pool did not create is destroyed.
-  if (!getStreamPool().release(stream))
+  if (!getPools().streams.release(stream))
     CUDA_REPORT_IF_ERROR(cuStreamDestroy(stream));
 }
 
@@ -248,8 +241,7 @@ extern "C" MLIR_CUDA_WRAPPERS_EXPORT void mgpuStreamDestroy(CUstream stream) {
 /// next `count` calls of mgpuStreamCreate create none (call it before a
 /// stream capture).
 extern "C" MLIR_CUDA_WRAPPERS_EXPORT void mgpuStreamPoolReserve(int32_t count) {
-  getStreamPool().reserve(/*device=*/0, std::max<int32_t>(count, 0),
-                          createStream);
+  getPools().streams.reserve(/*device=*/0, count, createStream);
 }
 
 extern "C" MLIR_CUDA_WRAPPERS_EXPORT void
@@ -265,24 +257,23 @@ extern "C" MLIR_CUDA_WRAPPERS_EXPORT void mgpuStreamWaitEvent(CUstream stream,
 }
 
 extern "C" MLIR_CUDA_WRAPPERS_EXPORT CUevent mgpuEventCreate() {
-  return getEventPool().acquire(/*device=*/0, createEvent);
+  return getPools().events.acquire(/*device=*/0, createEvent);
 }
 
 extern "C" MLIR_CUDA_WRAPPERS_EXPORT void mgpuEventDestroy(CUevent event) {
   // An event that the pool did not create is destroyed.
-  if (!getEventPool().release(event))
+  if (!getPools().events.release(event))
     CUDA_REPORT_IF_ERROR(cuEventDestroy(event));
 }
 
 /// Creates events until at least `count` are free in the pool.
 extern "C" MLIR_CUDA_WRAPPERS_EXPORT void mgpuEventPoolReserve(int32_t count) {
-  getEventPool().reserve(/*device=*/0, std::max<int32_t>(count, 0),
-                         createEvent);
+  getPools().events.reserve(/*device=*/0, count, createEvent);
 }
 
 /// Prints how many streams and events the pools created and handed out.
 extern "C" MLIR_CUDA_WRAPPERS_EXPORT void mgpuPoolPrintStats() {
-  mlir::gpu_runtime::printPoolStats(stderr, getStreamPool(), getEventPool());
+  getPools().printStats(stderr);
 }
 
 extern "C" MLIR_CUDA_WRAPPERS_EXPORT void mgpuEventSynchronize(CUevent event) {

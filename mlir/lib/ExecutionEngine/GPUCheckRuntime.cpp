@@ -156,6 +156,7 @@ struct Handle {
   uint64_t poolEntry = 0;
 };
 
+/// Pool entries are numbers: only the counts matter here.
 using Pool = mlir::gpu_runtime::RuntimePool<uint64_t>;
 
 /// A recorded device operation.
@@ -185,8 +186,7 @@ public:
   }
 
   std::mutex mutex;
-  Pool streamPool{Pool::Order::FirstReleasedFirst};
-  Pool eventPool{Pool::Order::LastReleasedFirst};
+  mlir::gpu_runtime::RuntimePools<uint64_t, uint64_t> pools;
   uint64_t numPoolEntries = 0;
 
   void count(const char *function) {
@@ -308,9 +308,9 @@ public:
   /// The pool that creates and destroys of `kind` use, if any.
   Pool *poolOf(Kind kind) {
     if (kind == Kind::Stream)
-      return &streamPool;
+      return &pools.streams;
     if (kind == Kind::Event)
-      return &eventPool;
+      return &pools.events;
     return nullptr;
   }
 
@@ -409,7 +409,7 @@ public:
                    live[static_cast<int>(Kind::SpGEMMDescr)],
                    live[static_cast<int>(Kind::LtSpMat)],
                    live[static_cast<int>(Kind::LtDnMat)]);
-    mlir::gpu_runtime::printPoolStats(stderr, streamPool, eventPool);
+    pools.printStats(stderr);
     uint64_t total = 0;
     for (auto &[what, n] : violations) {
       std::fprintf(stderr, "gpu-check: violations %s %" PRIu64 "\n",
@@ -685,8 +685,8 @@ MLIR_GPU_CHECK_EXPORT void mgpuStreamDestroy(void *stream) {
 MLIR_GPU_CHECK_EXPORT void mgpuStreamPoolReserve(int32_t count) {
   Call call("mgpuStreamPoolReserve");
   Checker &checker = call.checker;
-  checker.streamPool.reserve(/*device=*/0, std::max<int32_t>(count, 0),
-                             [&] { return ++checker.numPoolEntries; });
+  checker.pools.streams.reserve(/*device=*/0, count,
+                                [&] { return ++checker.numPoolEntries; });
 }
 
 MLIR_GPU_CHECK_EXPORT void mgpuStreamSynchronize(void *stream) {
@@ -716,8 +716,8 @@ MLIR_GPU_CHECK_EXPORT void mgpuEventDestroy(void *event) {
 MLIR_GPU_CHECK_EXPORT void mgpuEventPoolReserve(int32_t count) {
   Call call("mgpuEventPoolReserve");
   Checker &checker = call.checker;
-  checker.eventPool.reserve(/*device=*/0, std::max<int32_t>(count, 0),
-                            [&] { return ++checker.numPoolEntries; });
+  checker.pools.events.reserve(/*device=*/0, count,
+                               [&] { return ++checker.numPoolEntries; });
 }
 
 MLIR_GPU_CHECK_EXPORT void mgpuEventSynchronize(void *event) {
@@ -1140,8 +1140,7 @@ MLIR_GPU_CHECK_EXPORT void mgpuCuSparseLtSpMM(void *a, void *b, void *c,
 /// Prints the report (call counts, live handles, violations) now.
 MLIR_GPU_CHECK_EXPORT void mgpuPoolPrintStats() {
   Call call("mgpuPoolPrintStats");
-  mlir::gpu_runtime::printPoolStats(stderr, call.checker.streamPool,
-                                    call.checker.eventPool);
+  call.checker.pools.printStats(stderr);
 }
 
 MLIR_GPU_CHECK_EXPORT void mgpuCheckReport() {

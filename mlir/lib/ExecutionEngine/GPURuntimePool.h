@@ -104,12 +104,12 @@ public:
   }
 
   /// Creates handles of `device` with `create` until at least `count` are
-  /// free.
+  /// free (none for a count of 0 or less).
   template <typename CreateFn>
-  void reserve(int device, uint64_t count, CreateFn create) {
+  void reserve(int device, int64_t count, CreateFn create) {
     std::lock_guard<std::mutex> lock(mutex);
     std::deque<HandleT> &free = freeHandles[device];
-    while (free.size() < count)
+    while (static_cast<int64_t>(free.size()) < count)
       free.push_back(createFor(device, create));
   }
 
@@ -135,21 +135,28 @@ private:
   Stats stats;
 };
 
-/// Prints one line with the counts of a stream pool and an event pool, the
-/// same for every runtime:
-///   gpu-pool: streams created C, acquired A, peak live P; events ...
-template <typename StreamPool, typename EventPool>
-void printPoolStats(FILE *file, StreamPool &streams, EventPool &events) {
-  auto s = streams.getStats();
-  auto e = events.getStats();
-  std::fprintf(file,
-               "gpu-pool: streams created %" PRIu64 ", acquired %" PRIu64
-               ", peak live %" PRIu64 "; events created %" PRIu64
-               ", acquired %" PRIu64 ", peak live %" PRIu64 "\n",
-               s.created, s.acquired, s.peakLive, e.created, e.acquired,
-               e.peakLive);
-  std::fflush(file);
-}
+/// The stream pool and the event pool of a runtime, each in the order the
+/// file comment explains.
+template <typename StreamT, typename EventT>
+struct RuntimePools {
+  RuntimePool<StreamT> streams{RuntimePool<StreamT>::Order::FirstReleasedFirst};
+  RuntimePool<EventT> events{RuntimePool<EventT>::Order::LastReleasedFirst};
+
+  /// Prints one line with the counts of both pools, the same for every
+  /// runtime:
+  ///   gpu-pool: streams created C, acquired A, peak live P; events ...
+  void printStats(FILE *file) {
+    auto s = streams.getStats();
+    auto e = events.getStats();
+    std::fprintf(file,
+                 "gpu-pool: streams created %" PRIu64 ", acquired %" PRIu64
+                 ", peak live %" PRIu64 "; events created %" PRIu64
+                 ", acquired %" PRIu64 ", peak live %" PRIu64 "\n",
+                 s.created, s.acquired, s.peakLive, e.created, e.acquired,
+                 e.peakLive);
+    std::fflush(file);
+  }
+};
 
 } // namespace gpu_runtime
 } // namespace mlir

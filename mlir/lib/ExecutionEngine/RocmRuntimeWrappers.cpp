@@ -94,18 +94,11 @@ extern "C" void mgpuLaunchKernelCooperative(
 // The pools that streams and events come from (GPURuntimePool.h), one per
 // device. They are never destroyed: the runtime frees their streams and
 // events at exit.
-using StreamPool = mlir::gpu_runtime::RuntimePool<hipStream_t>;
-using EventPool = mlir::gpu_runtime::RuntimePool<hipEvent_t>;
+using RuntimePools = mlir::gpu_runtime::RuntimePools<hipStream_t, hipEvent_t>;
 
-static StreamPool &getStreamPool() {
-  static StreamPool *pool =
-      new StreamPool(StreamPool::Order::FirstReleasedFirst);
-  return *pool;
-}
-
-static EventPool &getEventPool() {
-  static EventPool *pool = new EventPool(EventPool::Order::LastReleasedFirst);
-  return *pool;
+static RuntimePools &getPools() {
+  static RuntimePools *pools = new RuntimePools();
+  return *pools;
 }
 
 /// The current device, which new streams and events belong to.
@@ -128,12 +121,12 @@ static hipEvent_t createEvent() {
 }
 
 extern "C" hipStream_t mgpuStreamCreate() {
-  return getStreamPool().acquire(getCurrentDevice(), createStream);
+  return getPools().streams.acquire(getCurrentDevice(), createStream);
 }
 
 extern "C" void mgpuStreamDestroy(hipStream_t stream) {
   // A stream that the pool did not create is destroyed.
-  if (!getStreamPool().release(stream))
+  if (!getPools().streams.release(stream))
     HIP_REPORT_IF_ERROR(hipStreamDestroy(stream));
 }
 
@@ -142,8 +135,7 @@ extern "C" void mgpuStreamDestroy(hipStream_t stream) {
 /// (call it before a stream capture, during which HIP forbids creating
 /// streams).
 extern "C" void mgpuStreamPoolReserve(int32_t count) {
-  getStreamPool().reserve(getCurrentDevice(), std::max<int32_t>(count, 0),
-                          createStream);
+  getPools().streams.reserve(getCurrentDevice(), count, createStream);
 }
 
 extern "C" void mgpuStreamSynchronize(hipStream_t stream) {
@@ -155,26 +147,23 @@ extern "C" void mgpuStreamWaitEvent(hipStream_t stream, hipEvent_t event) {
 }
 
 extern "C" hipEvent_t mgpuEventCreate() {
-  return getEventPool().acquire(getCurrentDevice(), createEvent);
+  return getPools().events.acquire(getCurrentDevice(), createEvent);
 }
 
 extern "C" void mgpuEventDestroy(hipEvent_t event) {
   // An event that the pool did not create is destroyed.
-  if (!getEventPool().release(event))
+  if (!getPools().events.release(event))
     HIP_REPORT_IF_ERROR(hipEventDestroy(event));
 }
 
 /// Creates events on the current device until at least `count` are free in
 /// its pool.
 extern "C" void mgpuEventPoolReserve(int32_t count) {
-  getEventPool().reserve(getCurrentDevice(), std::max<int32_t>(count, 0),
-                         createEvent);
+  getPools().events.reserve(getCurrentDevice(), count, createEvent);
 }
 
 /// Prints how many streams and events the pools created and handed out.
-extern "C" void mgpuPoolPrintStats() {
-  mlir::gpu_runtime::printPoolStats(stderr, getStreamPool(), getEventPool());
-}
+extern "C" void mgpuPoolPrintStats() { getPools().printStats(stderr); }
 
 extern "C" void mgpuEventSynchronize(hipEvent_t event) {
   HIP_REPORT_IF_ERROR(hipEventSynchronize(event));
