@@ -286,6 +286,43 @@ extern "C" MLIR_CUDA_WRAPPERS_EXPORT void mgpuEventRecord(CUevent event,
   CUDA_REPORT_IF_ERROR(cuEventRecord(event, stream));
 }
 
+/// Starts capturing `stream` into a graph (in the global capture mode: while
+/// it lasts, the calls that CUDA forbids during a capture fail in any thread).
+extern "C" MLIR_CUDA_WRAPPERS_EXPORT void
+mgpuStreamBeginCapture(CUstream stream) {
+  ScopedContext scopedContext;
+  CUDA_REPORT_IF_ERROR(
+      cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_GLOBAL));
+}
+
+/// Ends the capture of `stream` and returns the captured graph, instantiated
+/// (null if the capture failed).
+extern "C" MLIR_CUDA_WRAPPERS_EXPORT CUgraphExec
+mgpuStreamEndCapture(CUstream stream) {
+  ScopedContext scopedContext;
+  CUgraph graph = nullptr;
+  CUDA_REPORT_IF_ERROR(cuStreamEndCapture(stream, &graph));
+  if (!graph)
+    return nullptr;
+  CUgraphExec graphExec = nullptr;
+  CUDA_REPORT_IF_ERROR(cuGraphInstantiateWithFlags(&graphExec, graph, 0));
+  CUDA_REPORT_IF_ERROR(cuGraphDestroy(graph));
+  return graphExec;
+}
+
+/// Enqueues the work of a graph returned by mgpuStreamEndCapture on `stream`.
+extern "C" MLIR_CUDA_WRAPPERS_EXPORT void mgpuGraphLaunch(CUgraphExec graphExec,
+                                                          CUstream stream) {
+  ScopedContext scopedContext;
+  CUDA_REPORT_IF_ERROR(cuGraphLaunch(graphExec, stream));
+}
+
+extern "C" MLIR_CUDA_WRAPPERS_EXPORT void
+mgpuGraphDestroy(CUgraphExec graphExec) {
+  ScopedContext scopedContext;
+  CUDA_REPORT_IF_ERROR(cuGraphExecDestroy(graphExec));
+}
+
 extern "C" MLIR_CUDA_WRAPPERS_EXPORT void *
 mgpuMemAlloc(uint64_t sizeBytes, CUstream stream, bool isHostShared) {
   ScopedContext scopedContext;

@@ -33,6 +33,18 @@
 //    prints the counts). Every create still returns a new handle, so that a
 //    use after destroy is reported, and a reused stream adds no ordering (the
 //    checks do not rely on the ordering that reuse adds on a GPU);
+//  - mgpuStreamBeginCapture/EndCapture capture a stream, as CUDA and HIP graph
+//    capture does: a stream joins the capture when it waits for an event
+//    recorded on a captured stream. During a capture, what the drivers forbid
+//    or what breaks the graph is a violation: synchronizing the host
+//    (mgpuStreamSynchronize, mgpuEventSynchronize, allocating or freeing
+//    without a stream), creating a stream or event for real (the pool had
+//    none free; HIP forbids creating streams), work on the null stream, and
+//    work on a stream that is not in the capture (it would run once, now, and
+//    not when the graph is launched). Ending the capture reports each joined
+//    stream with work that the capture stream does not wait for. The graph
+//    that mgpuStreamEndCapture returns is one operation when launched: the
+//    copies and memsets in it happened when they were captured;
 //  - at exit (and on mgpuCheckReport()) it prints the number of calls of each
 //    function, the pools' counts and the number of each kind of violation.
 //
@@ -89,6 +101,7 @@ enum class Kind {
   Event,
   Module,
   Function,
+  Graph,
   // cuSPARSE descriptors, which the create functions return.
   SpMat,
   DnVec,
@@ -111,6 +124,8 @@ const char *kindName(Kind kind) {
     return "module";
   case Kind::Function:
     return "function";
+  case Kind::Graph:
+    return "graph";
   case Kind::SpMat:
     return "sparse matrix";
   case Kind::DnVec:
@@ -135,7 +150,8 @@ bool isSparseKind(Kind kind) {
 /// Returns whether handles of `kind` left at exit are leaks. Modules are
 /// unloaded by global destructors and functions are never destroyed.
 bool isLeakChecked(Kind kind) {
-  return kind == Kind::Stream || kind == Kind::Event || isSparseKind(kind);
+  return kind == Kind::Stream || kind == Kind::Event || kind == Kind::Graph ||
+         isSparseKind(kind);
 }
 
 /// The size that the sparse buffer-size functions return, in bytes.
@@ -154,6 +170,8 @@ struct Handle {
   std::string name; // Function: kernel name.
   /// Stream or event: the pool entry it was acquired as.
   uint64_t poolEntry = 0;
+  /// Event: recorded on a stream of the current capture.
+  bool recordedInCapture = false;
 };
 
 /// Pool entries are numbers: only the counts matter here.
@@ -201,11 +219,14 @@ public:
     std::fflush(stderr);
   }
 
-  Handle *create(Kind kind) {
+  Handle *create(Kind kind, const char *function) {
     std::unique_ptr<Handle> handle = makeHandle(kind);
     if (Pool *pool = poolOf(kind))
-      handle->poolEntry =
-          pool->acquire(/*device=*/0, [&] { return ++numPoolEntries; });
+      handle->poolEntry = pool->acquire(/*device=*/0, [&] {
+        forbidInCapture(function, "created " + describe(handle.get()) +
+                                      " for real (none was free in the pool)");
+        return ++numPoolEntries;
+      });
     Handle *result = handle.get();
     handles.emplace(result, std::move(handle));
     return result;
@@ -316,7 +337,20 @@ public:
 
   /// Records a device operation enqueued on `stream` (nullptr: the host runs
   /// it synchronously, as for allocations). Returns its id.
-  int64_t enqueue(Handle *stream, const std::string &what) {
+  int64_t enqueue(Handle *stream, const std::string &what,
+                  const char *function) {
+    if (capture.stream) {
+      if (!stream)
+        forbidInCapture(function, "ran " + what + " on the host");
+      else if (stream == defaultStream.get())
+        forbidInCapture(function, "enqueued " + what + " on the null stream");
+      else if (!capture.joined.count(stream))
+        violation("capture-escape",
+                  std::string(function) + " enqueued " + what + " on " +
+                      describe(stream) + ", which is not in the capture of " +
+                      describe(capture.stream) +
+                      ": it runs now, not when the graph is launched");
+    }
     Operation op;
     op.what = what;
     if (stream) {
@@ -351,8 +385,77 @@ public:
     return id;
   }
 
-  void synchronizeHostWith(const VectorClock &time) {
+  void synchronizeHostWith(const VectorClock &time, const char *function) {
+    forbidInCapture(function, "synchronized the host");
     joinInto(hostTime, time);
+  }
+
+  /// Reports `function`, which did `what`, if a capture is going on.
+  void forbidInCapture(const char *function, const std::string &what) {
+    if (capture.stream)
+      violation("capture-forbidden", std::string(function) + " " + what +
+                                         " during the capture of " +
+                                         describe(capture.stream));
+  }
+
+  /// Starts capturing `stream`.
+  void beginCapture(Handle *stream, const char *function) {
+    if (capture.stream) {
+      violation("capture", std::string(function) + " given " +
+                               describe(stream) + " during the capture of " +
+                               describe(capture.stream));
+      return;
+    }
+    if (stream == defaultStream.get()) {
+      violation("capture", std::string(function) +
+                               " given the null stream, which "
+                               "cannot be captured");
+      return;
+    }
+    capture.stream = stream;
+    capture.joined = {{stream, ownTime(stream)}};
+  }
+
+  /// Ends the capture of `stream`; returns whether it was being captured.
+  bool endCapture(Handle *stream, const char *function) {
+    if (stream != capture.stream) {
+      violation("capture", std::string(function) + " given " +
+                               describe(stream) + ", which is not captured");
+      return false;
+    }
+    // The drivers fail a capture that leaves work of a joined stream out of
+    // the capture stream's order.
+    std::vector<Handle *> unjoined;
+    for (auto [joined, since] : capture.joined) {
+      uint64_t time = ownTime(joined);
+      if (time > since && (joined->clock >= stream->time.size() ||
+                           stream->time[joined->clock] < time))
+        unjoined.push_back(joined);
+    }
+    std::sort(unjoined.begin(), unjoined.end(),
+              [](Handle *a, Handle *b) { return a->id < b->id; });
+    for (Handle *joined : unjoined)
+      violation("capture-unjoined", std::string(function) + ": " +
+                                        describe(joined) + " has work that " +
+                                        describe(stream) +
+                                        " does not wait for");
+    for (auto &[ptr, handle] : handles)
+      handle->recordedInCapture = false;
+    capture = {};
+    return true;
+  }
+
+  /// Records that `event` was recorded on `stream`.
+  void recordInCapture(Handle *event, Handle *stream) {
+    event->recordedInCapture =
+        capture.stream && capture.joined.count(stream) != 0;
+  }
+
+  /// Records that `stream` waits for `event`: a stream that waits for an event
+  /// recorded in the capture joins it.
+  void waitInCapture(Handle *stream, Handle *event) {
+    if (event->recordedInCapture && stream != defaultStream.get())
+      capture.joined.try_emplace(stream, ownTime(stream));
   }
 
   bool ordered(int64_t a, int64_t b) {
@@ -528,6 +631,19 @@ private:
     uint64_t time;
   };
 
+  /// The time of `stream`'s own clock: how much work was enqueued on it.
+  static uint64_t ownTime(Handle *stream) {
+    return stream->clock < stream->time.size() ? stream->time[stream->clock]
+                                               : 0;
+  }
+
+  /// The capture going on, if `stream` is not null: the streams in it, with
+  /// the time of their own clock when they joined.
+  struct Capture {
+    Handle *stream = nullptr;
+    std::map<Handle *, uint64_t> joined;
+  } capture;
+
   std::unordered_map<void *, std::unique_ptr<Handle>> handles;
   uint64_t ids[numKinds] = {};
   size_t numClocks = 1;
@@ -590,7 +706,7 @@ MLIR_GPU_CHECK_EXPORT void *mgpuModuleLoad(void *data, size_t size) {
   Call call("mgpuModuleLoad");
   (void)data;
   (void)size;
-  return call.checker.create(Kind::Module);
+  return call.checker.create(Kind::Module, call.function);
 }
 
 MLIR_GPU_CHECK_EXPORT void *mgpuModuleLoadJIT(void *data, int optLevel,
@@ -599,7 +715,7 @@ MLIR_GPU_CHECK_EXPORT void *mgpuModuleLoadJIT(void *data, int optLevel,
   (void)data;
   (void)optLevel;
   (void)size;
-  return call.checker.create(Kind::Module);
+  return call.checker.create(Kind::Module, call.function);
 }
 
 MLIR_GPU_CHECK_EXPORT void mgpuModuleUnload(void *module) {
@@ -612,7 +728,7 @@ MLIR_GPU_CHECK_EXPORT void *mgpuModuleGetFunction(void *module,
   Call call("mgpuModuleGetFunction");
   if (!call.lookup(module, Kind::Module))
     return nullptr;
-  Handle *function = call.checker.create(Kind::Function);
+  Handle *function = call.checker.create(Kind::Function, call.function);
   function->name = name ? name : "";
   return function;
 }
@@ -621,7 +737,7 @@ MLIR_GPU_CHECK_EXPORT void *mgpuModuleGetFunction(void *module,
 /// or reports why `stream` is not one.
 static void enqueueOnStream(Call &call, void *stream, const std::string &what) {
   if (Handle *streamHandle = call.lookup(stream, Kind::Stream))
-    call.checker.enqueue(streamHandle, what);
+    call.checker.enqueue(streamHandle, what, call.function);
 }
 
 static void launch(Call &call, void *kernel, void *stream) {
@@ -674,7 +790,7 @@ MLIR_GPU_CHECK_EXPORT void mgpuLaunchKernelCooperative(
 
 MLIR_GPU_CHECK_EXPORT void *mgpuStreamCreate() {
   Call call("mgpuStreamCreate");
-  return call.checker.create(Kind::Stream);
+  return call.checker.create(Kind::Stream, call.function);
 }
 
 MLIR_GPU_CHECK_EXPORT void mgpuStreamDestroy(void *stream) {
@@ -685,27 +801,31 @@ MLIR_GPU_CHECK_EXPORT void mgpuStreamDestroy(void *stream) {
 MLIR_GPU_CHECK_EXPORT void mgpuStreamPoolReserve(int32_t count) {
   Call call("mgpuStreamPoolReserve");
   Checker &checker = call.checker;
-  checker.pools.streams.reserve(/*device=*/0, count,
-                                [&] { return ++checker.numPoolEntries; });
+  checker.pools.streams.reserve(/*device=*/0, count, [&] {
+    checker.forbidInCapture(call.function, "created a stream for real");
+    return ++checker.numPoolEntries;
+  });
 }
 
 MLIR_GPU_CHECK_EXPORT void mgpuStreamSynchronize(void *stream) {
   Call call("mgpuStreamSynchronize");
   if (Handle *handle = call.lookup(stream, Kind::Stream))
-    call.checker.synchronizeHostWith(handle->time);
+    call.checker.synchronizeHostWith(handle->time, call.function);
 }
 
 MLIR_GPU_CHECK_EXPORT void mgpuStreamWaitEvent(void *stream, void *event) {
   Call call("mgpuStreamWaitEvent");
   Handle *streamHandle = call.lookup(stream, Kind::Stream);
   Handle *eventHandle = call.recordedEvent(event);
-  if (streamHandle && eventHandle)
-    joinInto(streamHandle->time, eventHandle->time);
+  if (!streamHandle || !eventHandle)
+    return;
+  joinInto(streamHandle->time, eventHandle->time);
+  call.checker.waitInCapture(streamHandle, eventHandle);
 }
 
 MLIR_GPU_CHECK_EXPORT void *mgpuEventCreate() {
   Call call("mgpuEventCreate");
-  return call.checker.create(Kind::Event);
+  return call.checker.create(Kind::Event, call.function);
 }
 
 MLIR_GPU_CHECK_EXPORT void mgpuEventDestroy(void *event) {
@@ -716,14 +836,16 @@ MLIR_GPU_CHECK_EXPORT void mgpuEventDestroy(void *event) {
 MLIR_GPU_CHECK_EXPORT void mgpuEventPoolReserve(int32_t count) {
   Call call("mgpuEventPoolReserve");
   Checker &checker = call.checker;
-  checker.pools.events.reserve(/*device=*/0, count,
-                               [&] { return ++checker.numPoolEntries; });
+  checker.pools.events.reserve(/*device=*/0, count, [&] {
+    checker.forbidInCapture(call.function, "created an event for real");
+    return ++checker.numPoolEntries;
+  });
 }
 
 MLIR_GPU_CHECK_EXPORT void mgpuEventSynchronize(void *event) {
   Call call("mgpuEventSynchronize");
   if (Handle *handle = call.recordedEvent(event))
-    call.checker.synchronizeHostWith(handle->time);
+    call.checker.synchronizeHostWith(handle->time, call.function);
 }
 
 MLIR_GPU_CHECK_EXPORT void mgpuEventRecord(void *event, void *stream) {
@@ -735,6 +857,36 @@ MLIR_GPU_CHECK_EXPORT void mgpuEventRecord(void *event, void *stream) {
   // The event completes with the work enqueued on the stream so far.
   eventHandle->time = streamHandle->time;
   eventHandle->recorded = true;
+  call.checker.recordInCapture(eventHandle, streamHandle);
+}
+
+//===----------------------------------------------------------------------===//
+// Graph capture.
+//===----------------------------------------------------------------------===//
+
+MLIR_GPU_CHECK_EXPORT void mgpuStreamBeginCapture(void *stream) {
+  Call call("mgpuStreamBeginCapture");
+  if (Handle *streamHandle = call.lookup(stream, Kind::Stream))
+    call.checker.beginCapture(streamHandle, call.function);
+}
+
+MLIR_GPU_CHECK_EXPORT void *mgpuStreamEndCapture(void *stream) {
+  Call call("mgpuStreamEndCapture");
+  Handle *streamHandle = call.lookup(stream, Kind::Stream);
+  if (!streamHandle || !call.checker.endCapture(streamHandle, call.function))
+    return nullptr;
+  return call.checker.create(Kind::Graph, call.function);
+}
+
+MLIR_GPU_CHECK_EXPORT void mgpuGraphLaunch(void *graph, void *stream) {
+  Call call("mgpuGraphLaunch");
+  if (call.lookup(graph, Kind::Graph))
+    enqueueOnStream(call, stream, "graph launch");
+}
+
+MLIR_GPU_CHECK_EXPORT void mgpuGraphDestroy(void *graph) {
+  Call call("mgpuGraphDestroy");
+  call.destroy(graph, Kind::Graph);
 }
 
 //===----------------------------------------------------------------------===//
@@ -754,7 +906,7 @@ MLIR_GPU_CHECK_EXPORT void *mgpuMemAlloc(uint64_t sizeBytes, void *stream,
   Handle *streamHandle = optionalStream(call, stream);
   void *ptr = std::calloc(std::max<uint64_t>(sizeBytes, 1), 1);
   call.checker.allocate(ptr, sizeBytes);
-  call.checker.enqueue(streamHandle, "alloc");
+  call.checker.enqueue(streamHandle, "alloc", call.function);
   return ptr;
 }
 
@@ -763,7 +915,7 @@ MLIR_GPU_CHECK_EXPORT void mgpuMemFree(void *ptr, void *stream) {
   Handle *streamHandle = optionalStream(call, stream);
   if (call.checker.free(ptr, call.function)) {
     std::free(ptr);
-    call.checker.enqueue(streamHandle, "free");
+    call.checker.enqueue(streamHandle, "free", call.function);
   }
 }
 
@@ -848,13 +1000,13 @@ static void enqueueSparse(Call &call, const char *what,
                           std::initializer_list<SparseOperand> operands,
                           void *stream) {
   if (Handle *streamHandle = checkSparse(call, operands, stream))
-    call.checker.enqueue(streamHandle, what);
+    call.checker.enqueue(streamHandle, what, call.function);
 }
 
 /// Returns a new handle of `kind`, for a cuSPARSE create function.
 static void *createSparse(Call &call, Kind kind, void *stream) {
   call.lookup(stream, Kind::Stream);
-  return call.checker.create(kind);
+  return call.checker.create(kind, call.function);
 }
 
 /// Destroys `handle`, of `kind`, for a sparse destroy function.
@@ -1117,9 +1269,9 @@ mgpuCuSparseLtSpMMBufferSize(void *bs, int32_t ma, int32_t mb, void *a, void *b,
                 static_cast<size_t>(sparseBufferSize));
   if (!streamHandle || pruneFlag <= 0)
     return;
-  call.checker.enqueue(streamHandle, "cusparselt prune");
+  call.checker.enqueue(streamHandle, "cusparselt prune", call.function);
   if (pruneFlag == 2)
-    call.checker.synchronizeHostWith(streamHandle->time);
+    call.checker.synchronizeHostWith(streamHandle->time, call.function);
 }
 
 MLIR_GPU_CHECK_EXPORT void mgpuCuSparseLtSpMM(void *a, void *b, void *c,

@@ -173,6 +173,35 @@ extern "C" void mgpuEventRecord(hipEvent_t event, hipStream_t stream) {
   HIP_REPORT_IF_ERROR(hipEventRecord(event, stream));
 }
 
+/// Starts capturing `stream` into a graph (in the global capture mode: while
+/// it lasts, the calls that HIP forbids during a capture fail in any thread).
+extern "C" void mgpuStreamBeginCapture(hipStream_t stream) {
+  HIP_REPORT_IF_ERROR(
+      hipStreamBeginCapture(stream, hipStreamCaptureModeGlobal));
+}
+
+/// Ends the capture of `stream` and returns the captured graph, instantiated
+/// (null if the capture failed).
+extern "C" hipGraphExec_t mgpuStreamEndCapture(hipStream_t stream) {
+  hipGraph_t graph = nullptr;
+  HIP_REPORT_IF_ERROR(hipStreamEndCapture(stream, &graph));
+  if (!graph)
+    return nullptr;
+  hipGraphExec_t graphExec = nullptr;
+  HIP_REPORT_IF_ERROR(hipGraphInstantiateWithFlags(&graphExec, graph, 0));
+  HIP_REPORT_IF_ERROR(hipGraphDestroy(graph));
+  return graphExec;
+}
+
+/// Enqueues the work of a graph returned by mgpuStreamEndCapture on `stream`.
+extern "C" void mgpuGraphLaunch(hipGraphExec_t graphExec, hipStream_t stream) {
+  HIP_REPORT_IF_ERROR(hipGraphLaunch(graphExec, stream));
+}
+
+extern "C" void mgpuGraphDestroy(hipGraphExec_t graphExec) {
+  HIP_REPORT_IF_ERROR(hipGraphExecDestroy(graphExec));
+}
+
 extern "C" void *mgpuMemAlloc(uint64_t sizeBytes, hipStream_t /*stream*/,
                               bool /*isHostShared*/) {
   void *ptr;

@@ -1514,8 +1514,10 @@ void ConvertOpToGpuRuntimeCallPattern<OpTy>::replaceAsyncOp(
 }
 
 // Converts `gpu.wait` to runtime calls. The converted op synchronizes the host
-// with the stream/event operands. Event operands are consumed (destroyed);
-// streams are destroyed after their last use by finalizeGpuStreamLifetimes.
+// with the stream/event operands; with an `asyncObject`, it makes that stream
+// wait for them instead, without blocking the host. Event operands are
+// consumed (destroyed); streams are destroyed after their last use by
+// finalizeGpuStreamLifetimes.
 LogicalResult ConvertWaitOpToGpuRuntimeCallPattern::matchAndRewrite(
     gpu::WaitOp waitOp, OpAdaptor adaptor,
     ConversionPatternRewriter &rewriter) const {
@@ -1523,6 +1525,21 @@ LogicalResult ConvertWaitOpToGpuRuntimeCallPattern::matchAndRewrite(
     return rewriter.notifyMatchFailure(waitOp, "Cannot convert async op.");
 
   Location loc = waitOp.getLoc();
+
+  if (Value stream = adaptor.getAsyncObject()) {
+    if (stream.getType() != llvmPointerType)
+      return rewriter.notifyMatchFailure(
+          waitOp, "the async object of gpu.wait must be an LLVM pointer");
+    // Work of the stream itself needs no event; a token listed twice is
+    // waited for once.
+    llvm::SmallDenseSet<Value, 4> waitedFor;
+    for (auto [origDependency, dependency] : llvm::zip_equal(
+             waitOp.getAsyncDependencies(), adaptor.getAsyncDependencies()))
+      if (dependency != stream && waitedFor.insert(origDependency).second)
+        waitForDependency(loc, stream, origDependency, dependency, rewriter);
+    rewriter.eraseOp(waitOp);
+    return success();
+  }
 
   // A token listed twice (canonicalization can fold a `gpu.wait async` into
   // the synchronous wait that uses it), or two tokens of one stream, are
@@ -1557,6 +1574,16 @@ LogicalResult ConvertWaitAsyncOpToGpuRuntimeCallPattern::matchAndRewrite(
     ConversionPatternRewriter &rewriter) const {
   if (!waitOp.getAsyncToken())
     return rewriter.notifyMatchFailure(waitOp, "Can only convert async op.");
+
+  // The token of a stream is that stream, which the lowering does not own
+  // (see isLoweredStream).
+  if (Value stream = adaptor.getAsyncObject()) {
+    if (stream.getType() != llvmPointerType)
+      return rewriter.notifyMatchFailure(
+          waitOp, "the async object of gpu.wait must be an LLVM pointer");
+    rewriter.replaceOp(waitOp, {stream});
+    return success();
+  }
 
   // Nothing waits for an unused token: only release the events it consumes.
   if (waitOp.getAsyncToken().use_empty()) {

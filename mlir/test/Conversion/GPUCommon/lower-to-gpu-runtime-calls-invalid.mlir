@@ -202,6 +202,27 @@ module attributes {gpu.container_module} {
 
 // -----
 
+// The stream of a gpu.wait must be an LLVM pointer.
+// CHECK: error: failed to legalize operation 'gpu.wait'
+func.func @wait_on_non_pointer_stream(%stream : i64) {
+  %t0 = gpu.wait async
+  // expected-error @+1 {{failed to legalize operation 'gpu.wait'}}
+  gpu.wait [%t0] <%stream : i64>
+  return
+}
+
+// -----
+
+// CHECK: error: failed to legalize operation 'gpu.wait'
+func.func @token_of_non_pointer_stream(%stream : i64) {
+  // expected-error @+1 {{failed to legalize operation 'gpu.wait'}}
+  %t0 = gpu.wait async <%stream : i64>
+  gpu.wait [%t0]
+  return
+}
+
+// -----
+
 // An unresolved gpu.conditional_execution in host code is rejected.
 // CHECK: error: 'gpu.conditional_execution' op must be resolved before -gpu-to-llvm
 module attributes {gpu.container_module} {

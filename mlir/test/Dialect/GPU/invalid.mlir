@@ -747,6 +747,15 @@ func.func @async_wait_without_result() {
 
 // -----
 
+func.func @stream_token_with_dependencies(%s : !llvm.ptr) {
+  %t0 = gpu.wait async
+  // expected-error @+1 {{'gpu.wait' op with an async object and an async token cannot have async dependencies}}
+  %t1 = gpu.wait async [%t0] <%s : !llvm.ptr>
+  return
+}
+
+// -----
+
 func.func @memcpy_incompatible_type(%dst : memref<?xf32>, %src : memref<?xi32>) {
   // expected-error @+1 {{'gpu.memcpy' op arguments have incompatible element type}}
   gpu.memcpy %dst, %src  : memref<?xf32>, memref<?xi32>

@@ -24,6 +24,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Support/LLVM.h"
@@ -69,6 +70,22 @@ static gpu::AsyncOpInterface getAsyncOp(Operation *op) {
   if (launch && launch.getAsyncObject())
     return {};
   return dyn_cast<gpu::AsyncOpInterface>(op);
+}
+
+/// Returns whether `op` is `gpu.wait async <%s>`: its token stands for the work
+/// enqueued on stream %s before (the caller's), of unknown memory accesses. It
+/// depends on no token.
+static bool isStreamToken(Operation *op) {
+  auto wait = dyn_cast<gpu::WaitOp>(op);
+  return wait && wait.getAsyncObject() && wait.getAsyncToken();
+}
+
+/// Returns whether `op` is `gpu.wait <%s>`: stream %s waits for the GPU work
+/// pending here (its dependencies, filled in by this pass); the host does not.
+/// That work is then the stream owner's to wait for.
+static bool isStreamWait(Operation *op) {
+  auto wait = dyn_cast<gpu::WaitOp>(op);
+  return wait && wait.getAsyncObject() && !wait.getAsyncToken();
 }
 
 static Value createWaitOp(OpBuilder &builder, Location loc, Type resultType,
@@ -221,16 +238,21 @@ private:
   // that GPU work still in flight uses, insert a `gpu.wait` to
   // host-synchronize execution. A `!gpu.async.token` will therefore only be
   // used inside of its block and GPU execution will always synchronize with
-  // the host at block boundaries.
+  // the host at block boundaries, except at the end of a function whose GPU
+  // work was last handed to a stream (`gpu.wait <%s>`).
   LogicalResult visit(Operation *op) {
     if (isa<gpu::LaunchOp>(op))
       return op->emitOpError("replace with gpu.launch_func first");
     if (auto waitOp = llvm::dyn_cast<gpu::WaitOp>(op)) {
+      if (waitOp.getAsyncObject()) {
+        visitStreamWait(waitOp);
+        return success();
+      }
       if (currentToken)
         waitOp.addAsyncDependency(currentToken);
       currentToken = waitOp.getAsyncToken();
       if (!currentToken)
-        inFlight.clear();
+        clearInFlight();
       return success();
     }
     builder.setInsertionPoint(op);
@@ -247,13 +269,51 @@ private:
     }
     if (!currentToken)
       return success();
+    // The work handed to a stream is the stream owner's to wait for once the
+    // function returns.
+    if (isTerminator(op) && handedToStream &&
+        isa<FunctionOpInterface>(op->getParentOp())) {
+      currentToken = {};
+      clearInFlight();
+      return success();
+    }
     // Insert host synchronization before terminator or op with side effects.
     if (isTerminator(op) || mayTouchInFlightMemory(op)) {
       currentToken =
           createWaitOp(builder, op->getLoc(), Type(), {currentToken});
-      inFlight.clear();
+      clearInFlight();
     }
     return success();
+  }
+
+  // `%t = gpu.wait async <%s>` brings the work of stream %s into the chain:
+  // the next GPU op depends on it as well, and host ops that access memory
+  // wait for it. `gpu.wait <%s>` makes %s wait for the chain, without
+  // blocking the host.
+  void visitStreamWait(gpu::WaitOp waitOp) {
+    if (Value token = waitOp.getAsyncToken()) {
+      inFlightEverything = true;
+      handedToStream = false;
+      if (!currentToken) {
+        currentToken = token;
+        return;
+      }
+      builder.setInsertionPointAfter(waitOp);
+      currentToken = createWaitOp(builder, waitOp.getLoc(), token.getType(),
+                                  {currentToken, token});
+      return;
+    }
+    if (!currentToken)
+      return;
+    if (!llvm::is_contained(waitOp.getAsyncDependencies(), currentToken))
+      waitOp.addAsyncDependency(currentToken);
+    handedToStream = true;
+  }
+
+  void clearInFlight() {
+    inFlight.clear();
+    inFlightEverything = false;
+    handedToStream = false;
   }
 
   // Returns whether host op `op` may access memory that GPU work since the
@@ -266,6 +326,8 @@ private:
       return false;
     MemoryAccesses hostAccesses = accesses.getHostAccesses(op);
     if (hostAccesses.everything)
+      return true;
+    if (inFlightEverything && !hostAccesses.values.empty())
       return true;
     return llvm::any_of(hostAccesses.values, [&](auto access) {
       return llvm::any_of(inFlight, [&](Value gpuValue) {
@@ -293,14 +355,20 @@ private:
     currentToken =
         cast<gpu::AsyncOpInterface>(makeAsync(builder, asyncOp, deps))
             .getAsyncToken();
+    handedToStream = false;
   }
 
   OpBuilder builder;
   GpuAccessAnalysis &accesses;
 
   // The memref operands and results of the GPU ops since the last host
-  // synchronization.
+  // synchronization, and whether work of unknown accesses (a stream's) is
+  // among them.
   SetVector<Value> inFlight;
+  bool inFlightEverything = false;
+
+  // Whether a stream waits for the current token (`gpu.wait <%s>`).
+  bool handedToStream = false;
 
   // The token that represents the current asynchronous dependency. It's valid
   // range starts with a `gpu.wait async` op, and ends with a `gpu.wait` op.
@@ -398,6 +466,8 @@ private:
   LogicalResult scheduleOp(Operation *op, PendingWork &pending);
   void scheduleGpuOp(gpu::AsyncOpInterface op, PendingWork &pending);
   void scheduleUserWait(gpu::WaitOp wait, PendingWork &pending);
+  void scheduleStreamToken(gpu::WaitOp wait, PendingWork &pending);
+  void scheduleStreamWait(gpu::WaitOp wait, PendingWork &pending);
   void scheduleHostOp(Operation *op, const MemoryAccesses &hostAccesses,
                       PendingWork &pending);
   LogicalResult scheduleLoop(Operation *loop, PendingWork &pending);
@@ -628,6 +698,33 @@ void AsyncDependenceAnalysis::scheduleUserWait(gpu::WaitOp wait,
   open(pending, token);
 }
 
+void AsyncDependenceAnalysis::scheduleStreamToken(gpu::WaitOp wait,
+                                                  PendingWork &pending) {
+  // The work of a stream depends on no work of this function; like any GPU
+  // work of unknown accesses, all later work conflicts with it.
+  TokenNode token = opToken(wait);
+  dependencies[token] = {};
+  schedule.push_back({ScheduleStep::Kind::MakeAsync, wait, nullptr, 0, {}});
+  open(pending, token);
+  record(pending, token, accesses.getGpuAccesses(wait), /*merge=*/true);
+}
+
+void AsyncDependenceAnalysis::scheduleStreamWait(gpu::WaitOp wait,
+                                                 PendingWork &pending) {
+  // The stream waits for everything pending, as a user's wait does; the host
+  // does not. That work stays pending for later conflicting ops, but it is no
+  // longer open: the host does not wait for it at the end of the block.
+  SmallVector<TokenNode> deps = getOpenTokens(pending);
+  llvm::erase_if(deps, [&](TokenNode dep) {
+    Value value = getExistingValue(dep);
+    return value && llvm::is_contained(wait.getAsyncDependencies(), value);
+  });
+  LDBG() << "stream waits for " << deps.size() << " token(s)";
+  schedule.push_back({ScheduleStep::Kind::MakeAsync, wait, nullptr, 0,
+                      SmallVector<TokenNode>(deps)});
+  pending.open.clear();
+}
+
 void AsyncDependenceAnalysis::scheduleHostOp(Operation *op,
                                              const MemoryAccesses &hostAccesses,
                                              PendingWork &pending) {
@@ -742,7 +839,12 @@ LogicalResult AsyncDependenceAnalysis::scheduleOp(Operation *op,
   if (isa<gpu::LaunchOp>(op))
     return op->emitOpError("replace with gpu.launch_func first");
   if (auto wait = dyn_cast<gpu::WaitOp>(op)) {
-    scheduleUserWait(wait, pending);
+    if (isStreamToken(wait))
+      scheduleStreamToken(wait, pending);
+    else if (isStreamWait(wait))
+      scheduleStreamWait(wait, pending);
+    else
+      scheduleUserWait(wait, pending);
     return success();
   }
   if (auto asyncOp = getAsyncOp(op)) {
@@ -1021,7 +1123,7 @@ struct GpuAsyncRegionPass::DeferWaitCallback {
     // async.execute's region is currently restricted to one block.
     for (auto &op : llvm::reverse(executeOp.getBody()->without_terminator())) {
       if (auto waitOp = dyn_cast<gpu::WaitOp>(op)) {
-        if (!waitOp.getAsyncToken())
+        if (!waitOp.getAsyncToken() && !waitOp.getAsyncObject())
           worklist.push_back(waitOp);
         return;
       }
@@ -1099,8 +1201,8 @@ private:
     });
 
     // If `op` implements the AsyncOpInterface, add `token` to the list of async
-    // dependencies.
-    if (auto asyncOp = getAsyncOp(&*it)) {
+    // dependencies (the token of a stream takes none).
+    if (auto asyncOp = getAsyncOp(&*it); asyncOp && !isStreamToken(&*it)) {
       for (auto token : tokens)
         asyncOp.addAsyncDependency(token);
       return;

@@ -113,6 +113,26 @@ def GpuAsyncRegionPass : Pass<"gpu-async-region", "func::FuncOp"> {
     region and as the token result. The blocks of other region ops
     (`scf.parallel`, `async.execute`, multi-block regions, unstructured
     control flow) end with a host wait for their own GPU work.
+
+    A stream passed in by the caller joins in through `gpu.wait` with an
+    `asyncObject`, in both modes. `%t = gpu.wait async <%s>` stands for the
+    work enqueued on `%s` before, whose accesses are unknown: every later GPU
+    op depends on it and every host op that accesses memory waits for it.
+    `gpu.wait <%s>` gets the GPU work pending there as dependencies: `%s`
+    waits for it, the host does not, and the host does not wait for it at
+    the end of the function either. A function that starts with the first
+    and ends with the second runs all its GPU work on `%s` and streams
+    forked from it, and returns without synchronizing:
+
+    ```mlir
+    func.func @step(%s: !llvm.ptr, %a: memref<?xf32>, %b: memref<?xf32>) {
+      %t = gpu.wait async <%s : !llvm.ptr>
+      gpu.launch_func @kernels::@scale blocks in ... args(%a : memref<?xf32>)
+      gpu.launch_func @kernels::@scale blocks in ... args(%b : memref<?xf32>)
+      gpu.wait <%s : !llvm.ptr>
+      return
+    }
+    ```
   }];
   let dependentDialects = ["async::AsyncDialect"];
   let options = [Option<"maxStreams", "max-streams", "unsigned",
