@@ -467,7 +467,6 @@ private:
   void scheduleGpuOp(gpu::AsyncOpInterface op, PendingWork &pending);
   void scheduleUserWait(gpu::WaitOp wait, PendingWork &pending);
   void scheduleStreamToken(gpu::WaitOp wait, PendingWork &pending);
-  void scheduleStreamWait(gpu::WaitOp wait, PendingWork &pending);
   void scheduleHostOp(Operation *op, const MemoryAccesses &hostAccesses,
                       PendingWork &pending);
   LogicalResult scheduleLoop(Operation *loop, PendingWork &pending);
@@ -684,6 +683,13 @@ void AsyncDependenceAnalysis::scheduleUserWait(gpu::WaitOp wait,
   });
   schedule.push_back({ScheduleStep::Kind::MakeAsync, wait, nullptr, 0,
                       SmallVector<TokenNode>(deps)});
+  // A stream waits (`gpu.wait <%s>`), not the host: that work stays pending
+  // for later conflicting ops, but it is no longer open, so the host does not
+  // wait for it at the end of the block.
+  if (isStreamWait(wait)) {
+    pending.open.clear();
+    return;
+  }
   if (!wait.getAsyncToken()) {
     for (auto [token, order] : pending.open)
       pending.completed.insert(token);
@@ -707,22 +713,6 @@ void AsyncDependenceAnalysis::scheduleStreamToken(gpu::WaitOp wait,
   schedule.push_back({ScheduleStep::Kind::MakeAsync, wait, nullptr, 0, {}});
   open(pending, token);
   record(pending, token, accesses.getGpuAccesses(wait), /*merge=*/true);
-}
-
-void AsyncDependenceAnalysis::scheduleStreamWait(gpu::WaitOp wait,
-                                                 PendingWork &pending) {
-  // The stream waits for everything pending, as a user's wait does; the host
-  // does not. That work stays pending for later conflicting ops, but it is no
-  // longer open: the host does not wait for it at the end of the block.
-  SmallVector<TokenNode> deps = getOpenTokens(pending);
-  llvm::erase_if(deps, [&](TokenNode dep) {
-    Value value = getExistingValue(dep);
-    return value && llvm::is_contained(wait.getAsyncDependencies(), value);
-  });
-  LDBG() << "stream waits for " << deps.size() << " token(s)";
-  schedule.push_back({ScheduleStep::Kind::MakeAsync, wait, nullptr, 0,
-                      SmallVector<TokenNode>(deps)});
-  pending.open.clear();
 }
 
 void AsyncDependenceAnalysis::scheduleHostOp(Operation *op,
@@ -841,8 +831,6 @@ LogicalResult AsyncDependenceAnalysis::scheduleOp(Operation *op,
   if (auto wait = dyn_cast<gpu::WaitOp>(op)) {
     if (isStreamToken(wait))
       scheduleStreamToken(wait, pending);
-    else if (isStreamWait(wait))
-      scheduleStreamWait(wait, pending);
     else
       scheduleUserWait(wait, pending);
     return success();
