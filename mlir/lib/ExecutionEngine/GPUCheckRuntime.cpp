@@ -170,8 +170,8 @@ struct Handle {
   std::string name; // Function: kernel name.
   /// Stream or event: the pool entry it was acquired as.
   uint64_t poolEntry = 0;
-  /// Event: recorded on a stream of the current capture.
-  bool recordedInCapture = false;
+  /// Event: the number of the capture it was last recorded in (0: none).
+  uint64_t recordedInCapture = 0;
 };
 
 /// Pool entries are numbers: only the counts matter here.
@@ -223,13 +223,22 @@ public:
     std::unique_ptr<Handle> handle = makeHandle(kind);
     if (Pool *pool = poolOf(kind))
       handle->poolEntry = pool->acquire(/*device=*/0, [&] {
-        forbidInCapture(function, "created " + describe(handle.get()) +
-                                      " for real (none was free in the pool)");
-        return ++numPoolEntries;
+        return createPoolEntry(function, describe(handle.get()) +
+                                             " for real (none was free in "
+                                             "the pool)");
       });
     Handle *result = handle.get();
     handles.emplace(result, std::move(handle));
     return result;
+  }
+
+  /// Fills the pool of `kind` (streams or events) until `count` are free, as
+  /// mgpuStreamPoolReserve and mgpuEventPoolReserve do.
+  void reserve(Kind kind, int32_t count, const char *function) {
+    std::string what = std::string(kind == Kind::Event ? "an " : "a ") +
+                       kindName(kind) + " for real";
+    poolOf(kind)->reserve(/*device=*/0, count,
+                          [&] { return createPoolEntry(function, what); });
   }
 
   /// Tracks `storage`, which the program provides, as a new handle of `kind`
@@ -390,6 +399,13 @@ public:
     joinInto(hostTime, time);
   }
 
+  /// Returns a new pool entry: a stream or event that `function` creates for
+  /// real (`what`), which a capture forbids.
+  uint64_t createPoolEntry(const char *function, const std::string &what) {
+    forbidInCapture(function, "created " + what);
+    return ++numPoolEntries;
+  }
+
   /// Reports `function`, which did `what`, if a capture is going on.
   void forbidInCapture(const char *function, const std::string &what) {
     if (capture.stream)
@@ -413,6 +429,7 @@ public:
       return;
     }
     capture.stream = stream;
+    capture.number = ++numCaptures;
     capture.joined = {{stream, ownTime(stream)}};
   }
 
@@ -439,8 +456,6 @@ public:
                                         describe(joined) + " has work that " +
                                         describe(stream) +
                                         " does not wait for");
-    for (auto &[ptr, handle] : handles)
-      handle->recordedInCapture = false;
     capture = {};
     return true;
   }
@@ -448,13 +463,14 @@ public:
   /// Records that `event` was recorded on `stream`.
   void recordInCapture(Handle *event, Handle *stream) {
     event->recordedInCapture =
-        capture.stream && capture.joined.count(stream) != 0;
+        capture.joined.count(stream) != 0 ? capture.number : 0;
   }
 
   /// Records that `stream` waits for `event`: a stream that waits for an event
   /// recorded in the capture joins it.
   void waitInCapture(Handle *stream, Handle *event) {
-    if (event->recordedInCapture && stream != defaultStream.get())
+    if (capture.stream && event->recordedInCapture == capture.number &&
+        stream != defaultStream.get())
       capture.joined.try_emplace(stream, ownTime(stream));
   }
 
@@ -637,12 +653,14 @@ private:
                                                : 0;
   }
 
-  /// The capture going on, if `stream` is not null: the streams in it, with
-  /// the time of their own clock when they joined.
+  /// The capture going on, if `stream` is not null: its number (from 1), and
+  /// the streams in it, with the time of their own clock when they joined.
   struct Capture {
     Handle *stream = nullptr;
+    uint64_t number = 0;
     std::map<Handle *, uint64_t> joined;
   } capture;
+  uint64_t numCaptures = 0;
 
   std::unordered_map<void *, std::unique_ptr<Handle>> handles;
   uint64_t ids[numKinds] = {};
@@ -800,11 +818,7 @@ MLIR_GPU_CHECK_EXPORT void mgpuStreamDestroy(void *stream) {
 
 MLIR_GPU_CHECK_EXPORT void mgpuStreamPoolReserve(int32_t count) {
   Call call("mgpuStreamPoolReserve");
-  Checker &checker = call.checker;
-  checker.pools.streams.reserve(/*device=*/0, count, [&] {
-    checker.forbidInCapture(call.function, "created a stream for real");
-    return ++checker.numPoolEntries;
-  });
+  call.checker.reserve(Kind::Stream, count, call.function);
 }
 
 MLIR_GPU_CHECK_EXPORT void mgpuStreamSynchronize(void *stream) {
@@ -835,11 +849,7 @@ MLIR_GPU_CHECK_EXPORT void mgpuEventDestroy(void *event) {
 
 MLIR_GPU_CHECK_EXPORT void mgpuEventPoolReserve(int32_t count) {
   Call call("mgpuEventPoolReserve");
-  Checker &checker = call.checker;
-  checker.pools.events.reserve(/*device=*/0, count, [&] {
-    checker.forbidInCapture(call.function, "created an event for real");
-    return ++checker.numPoolEntries;
-  });
+  call.checker.reserve(Kind::Event, count, call.function);
 }
 
 MLIR_GPU_CHECK_EXPORT void mgpuEventSynchronize(void *event) {

@@ -709,7 +709,6 @@ void AsyncDependenceAnalysis::scheduleStreamToken(gpu::WaitOp wait,
   // The work of a stream depends on no work of this function; like any GPU
   // work of unknown accesses, all later work conflicts with it.
   TokenNode token = opToken(wait);
-  dependencies[token] = {};
   schedule.push_back({ScheduleStep::Kind::MakeAsync, wait, nullptr, 0, {}});
   open(pending, token);
   record(pending, token, accesses.getGpuAccesses(wait), /*merge=*/true);
