@@ -181,3 +181,131 @@ func.func @aliasing(%a : memref<4xf32> {llvm.noalias}, %b : memref<4xf32>) {
   %m2 = memref.alloc() {test.name = "m2"} : memref<4xf32>
   return
 }
+
+// -----
+
+// The end of an automatic allocation scope writes the stack memory allocated
+// in it: the return of a function its allocas (those of an scf.if too), the
+// yield of an scf.for iteration the iteration's.
+// expected-remark @below {{s and t do not alias}}
+// expected-remark @below {{s and u do not alias}}
+// expected-remark @below {{t and u do not alias}}
+func.func @stack_memory(%c : i1, %n : index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-remark @below {{accesses: nothing}}
+  %s = memref.alloca() {test.name = "s"} : memref<4xf32>
+  scf.for %i = %c0 to %n step %c1 {
+    // expected-remark @below {{accesses: nothing}}
+    %t = memref.alloca() {test.name = "t"} : memref<4xf32>
+    // expected-remark @below {{accesses: writes t}}
+    scf.yield
+  }
+  scf.if %c {
+    // expected-remark @below {{accesses: nothing}}
+    %u = memref.alloca() {test.name = "u"} : memref<4xf32>
+  }
+  // expected-remark @below {{accesses: writes s, writes u}}
+  return
+}
+
+// -----
+
+// Workgroup and private memory (attributions, gpu.dynamic_shared_memory, a
+// global in workgroup memory) belong to one launch, and gpu.barrier only
+// synchronizes its work items: a tiled kernel accesses its arguments.
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    memref.global "private" @tile
+        : memref<4xf32, #gpu.address_space<workgroup>>
+    gpu.func @tiled(%in : memref<4xf32>, %out : memref<4xf32>)
+        workgroup(%w : memref<4xf32, #gpu.address_space<workgroup>>)
+        private(%p : memref<4xf32, #gpu.address_space<private>>)
+        kernel {
+      %c0 = arith.constant 0 : index
+      %x = memref.load %in[%c0] : memref<4xf32>
+      memref.store %x, %w[%c0] : memref<4xf32, #gpu.address_space<workgroup>>
+      memref.store %x, %p[%c0] : memref<4xf32, #gpu.address_space<private>>
+      %dyn = gpu.dynamic_shared_memory
+          : memref<?xi8, #gpu.address_space<workgroup>>
+      %v = memref.view %dyn[%c0][]
+          : memref<?xi8, #gpu.address_space<workgroup>>
+          to memref<4xf32, #gpu.address_space<workgroup>>
+      memref.store %x, %v[%c0] : memref<4xf32, #gpu.address_space<workgroup>>
+      %g = memref.get_global @tile
+          : memref<4xf32, #gpu.address_space<workgroup>>
+      memref.store %x, %g[%c0] : memref<4xf32, #gpu.address_space<workgroup>>
+      gpu.barrier
+      %y = memref.load %w[%c0] : memref<4xf32, #gpu.address_space<workgroup>>
+      memref.store %y, %out[%c0] : memref<4xf32>
+      gpu.return
+    }
+  }
+
+  // expected-remark @below {{arg0 and arg1 may alias}}
+  func.func @tiled_kernel(%a : memref<4xf32>, %b : memref<4xf32>) {
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : i32
+    // expected-remark @below {{accesses: reads arg0, writes arg1}}
+    gpu.launch_func @kernels::@tiled
+        blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+        dynamic_shared_memory_size %c64
+        args(%a : memref<4xf32>, %b : memref<4xf32>)
+    return
+  }
+}
+
+// -----
+
+// A kernel that accesses memory through a pointer argument accesses the
+// operand; the pointer may point into any buffer, also an llvm.noalias one.
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @through_pointer(%p : !llvm.ptr) kernel {
+      %f = llvm.mlir.constant(1.0 : f32) : f32
+      llvm.store %f, %p : f32, !llvm.ptr
+      gpu.return
+    }
+  }
+
+  // expected-remark @below {{arg0 and p may alias}}
+  func.func @pointer_kernel(%a : memref<4xf32> {llvm.noalias}) {
+    %c1 = arith.constant 1 : index
+    %i = memref.extract_aligned_pointer_as_index %a : memref<4xf32> -> index
+    %i64 = arith.index_cast %i : index to i64
+    %p = llvm.inttoptr %i64 {test.name = "p"} : i64 to !llvm.ptr
+    // expected-remark @below {{accesses: writes p}}
+    gpu.launch_func @kernels::@through_pointer
+        blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+        args(%p : !llvm.ptr)
+    return
+  }
+}
+
+// -----
+
+// nvgpu.tma.async.load reads global memory through its tensor map: the
+// kernel reads the descriptor operand, which may describe any buffer.
+!map = !nvgpu.tensormap.descriptor<tensor = memref<4x4xf32, #gpu.address_space<workgroup>>, swizzle = none, l2promo = none, oob = zero, interleave = none>
+!barriers = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>>
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @tma(%map : !map, %barriers : !barriers)
+        workgroup(%w : memref<4x4xf32, #gpu.address_space<workgroup>>)
+        kernel {
+      %c0 = arith.constant 0 : index
+      nvgpu.tma.async.load %map[%c0, %c0], %barriers[%c0] to %w
+          : !map, !barriers -> memref<4x4xf32, #gpu.address_space<workgroup>>
+      gpu.return
+    }
+  }
+
+  func.func @tma_kernel(%m : !map, %b : !barriers) {
+    %c1 = arith.constant 1 : index
+    // expected-remark @below {{accesses: reads arg0}}
+    gpu.launch_func @kernels::@tma
+        blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+        args(%m : !map, %b : !barriers)
+    return
+  }
+}

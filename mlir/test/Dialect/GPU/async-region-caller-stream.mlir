@@ -148,4 +148,28 @@ module attributes {gpu.container_module} {
     gpu.wait <%s : !llvm.ptr>
     return
   }
+
+  // A copy reads the function's stack memory: the stack is gone once the
+  // function returns, so the host waits for the copy before the return even
+  // though the work was handed over.
+  // CHECK-LABEL: func @handover_of_stack_memory
+  // CHECK:         %[[T1:.*]] = gpu.memcpy async
+  // CHECK-NEXT:    gpu.wait [%[[T1]]] <%{{.*}} : !llvm.ptr>
+  // CHECK-NEXT:    gpu.wait [%[[T1]]]
+  // CHECK-NEXT:    return
+  // CHAIN-LABEL: func @handover_of_stack_memory
+  // CHAIN:         %[[T1:.*]] = gpu.memcpy async
+  // CHAIN-NEXT:    gpu.wait [%[[T1]]] <%{{.*}} : !llvm.ptr>
+  // CHAIN-NEXT:    gpu.wait [%[[T1]]]
+  // CHAIN-NEXT:    return
+  func.func @handover_of_stack_memory(%s : !llvm.ptr, %a : memref<16xf32>,
+                                      %f : f32) {
+    %c0 = arith.constant 0 : index
+    %stack = memref.alloca() : memref<16xf32>
+    memref.store %f, %stack[%c0] : memref<16xf32>
+    %t = gpu.wait async <%s : !llvm.ptr>
+    gpu.memcpy %a, %stack : memref<16xf32>, memref<16xf32>
+    gpu.wait <%s : !llvm.ptr>
+    return
+  }
 }

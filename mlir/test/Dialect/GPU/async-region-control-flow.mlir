@@ -282,6 +282,47 @@ module attributes {gpu.container_module} {
     return %v : f32
   }
 
+  // Each iteration of an scf.for has its own stack memory, gone at the end of
+  // the iteration: the copy that reads it is waited for before the yield, not
+  // carried into the next iteration.
+  // CHECK-LABEL: func @loop_stack_memory
+  // CHECK: scf.for
+  // CHECK: %[[T:.*]] = gpu.memcpy async
+  // CHECK-NEXT: gpu.wait [%[[T]]]
+  // CHECK-NEXT: scf.yield
+  func.func @loop_stack_memory(%a : memref<16xf32>, %n : index, %f : f32) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    scf.for %i = %c0 to %n step %c1 {
+      %stack = memref.alloca() : memref<16xf32>
+      memref.store %f, %stack[%c0] : memref<16xf32>
+      gpu.memcpy %a, %stack : memref<16xf32>, memref<16xf32>
+    }
+    return
+  }
+
+  // The same with the stack memory of the iteration allocated in an scf.if:
+  // it lives until the end of the iteration, not of the scf.if, whose token
+  // result stands for the copy into it.
+  // CHECK-LABEL: func @loop_stack_memory_in_branch
+  // CHECK: scf.for
+  // CHECK: %[[R:.*]] = scf.if
+  // CHECK: gpu.memcpy async
+  // CHECK: gpu.wait [%[[R]]]
+  // CHECK-NEXT: scf.yield
+  func.func @loop_stack_memory_in_branch(%a : memref<16xf32>, %n : index,
+                                         %c : i1) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    scf.for %i = %c0 to %n step %c1 {
+      scf.if %c {
+        %stack = memref.alloca() : memref<16xf32>
+        gpu.memcpy %stack, %a : memref<16xf32>, memref<16xf32>
+      }
+    }
+    return
+  }
+
   // A buffer that scf.if yields may be either allocation: the memset of the
   // result waits for both, although neither was looked up when it was made.
   // CHECK-LABEL: func @if_yields_allocation

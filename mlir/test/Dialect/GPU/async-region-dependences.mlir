@@ -377,3 +377,134 @@ module attributes {gpu.container_module} {
     return
   }
 }
+
+// -----
+
+// A host op that accesses no memory the GPU can reach (a fresh allocation)
+// does not wait for GPU work that may access everything; a load does.
+
+module attributes {gpu.container_module} {
+  gpu.binary @bin [#gpu.object<#nvvm.target, "">]
+
+  // CHECK-LABEL: func @opaque_then_allocation
+  // CHECK: %[[T:.*]] = gpu.launch_func async @bin::@kernel
+  // CHECK-NEXT: memref.alloc()
+  // CHECK-NEXT: gpu.wait [%[[T]]]
+  // CHECK-NEXT: memref.load
+  // CHAIN-LABEL: func @opaque_then_allocation
+  // CHAIN: %[[T:.*]] = gpu.launch_func async
+  // CHAIN-NEXT: memref.alloc()
+  // CHAIN-NEXT: gpu.wait [%[[T]]]
+  // CHAIN-NEXT: memref.load
+  func.func @opaque_then_allocation(%a : memref<16xf32>) -> f32 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @bin::@kernel blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+    %m = memref.alloc() : memref<16xf32>
+    %x = memref.load %a[%c0] : memref<16xf32>
+    return %x : f32
+  }
+}
+
+// -----
+
+// Workgroup memory (attributions, dynamic shared memory) and gpu.barrier stay
+// inside a launch: tiled kernels on independent buffers are independent, and
+// the host touches another buffer without waiting.
+
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @tiled(%a : memref<16xf32>)
+        workgroup(%w : memref<16xf32, #gpu.address_space<workgroup>>) kernel {
+      %c0 = arith.constant 0 : index
+      %x = memref.load %a[%c0] : memref<16xf32>
+      memref.store %x, %w[%c0] : memref<16xf32, #gpu.address_space<workgroup>>
+      %dyn = gpu.dynamic_shared_memory
+          : memref<?xi8, #gpu.address_space<workgroup>>
+      %v = memref.view %dyn[%c0][]
+          : memref<?xi8, #gpu.address_space<workgroup>>
+          to memref<16xf32, #gpu.address_space<workgroup>>
+      memref.store %x, %v[%c0] : memref<16xf32, #gpu.address_space<workgroup>>
+      gpu.barrier
+      %y = memref.load %w[%c0] : memref<16xf32, #gpu.address_space<workgroup>>
+      memref.store %y, %a[%c0] : memref<16xf32>
+      gpu.return
+    }
+  }
+
+  // CHECK-LABEL: func @tiled_kernels
+  // CHECK: %[[T1:.*]] = gpu.launch_func async @kernels::@tiled
+  // CHECK-NEXT: %[[T2:.*]] = gpu.launch_func async @kernels::@tiled
+  // CHECK-NEXT: memref.store
+  // CHECK-NEXT: gpu.wait [%[[T1]], %[[T2]]]
+  // CHAIN-LABEL: func @tiled_kernels
+  // CHAIN: %[[T1:.*]] = gpu.launch_func async
+  // CHAIN-NEXT: %[[T2:.*]] = gpu.launch_func async [%[[T1]]]
+  // CHAIN-NEXT: memref.store
+  // CHAIN-NEXT: gpu.wait [%[[T2]]]
+  func.func @tiled_kernels(%a : memref<16xf32> {llvm.noalias},
+                           %b : memref<16xf32> {llvm.noalias},
+                           %c : memref<16xf32> {llvm.noalias}, %f : f32) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : i32
+    gpu.launch_func @kernels::@tiled blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1) dynamic_shared_memory_size %c64
+        args(%a : memref<16xf32>)
+    gpu.launch_func @kernels::@tiled blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1) dynamic_shared_memory_size %c64
+        args(%b : memref<16xf32>)
+    memref.store %f, %c[%c0] : memref<16xf32>
+    return
+  }
+}
+
+// -----
+
+// Kernels in the shape that DSLs lowering to LLVM pointers emit (global
+// pointers in address space 1, addresses computed with getelementptr): a
+// kernel accesses what its pointer arguments point to. Kernels on distinct
+// llvm.noalias pointers are independent (reads of the same pointer do not
+// conflict); a kernel that reads or writes what an earlier one writes depends
+// on it.
+
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @axpy(%x : !llvm.ptr<1>, %y : !llvm.ptr<1>, %i : i64) kernel {
+      %xi = llvm.getelementptr %x[%i] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
+      %yi = llvm.getelementptr %y[%i] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
+      %a = llvm.load %xi : !llvm.ptr<1> -> f32
+      %b = llvm.load %yi : !llvm.ptr<1> -> f32
+      %c = llvm.fadd %a, %b : f32
+      llvm.store %c, %yi : f32, !llvm.ptr<1>
+      gpu.return
+    }
+  }
+
+  // CHECK-LABEL: func @pointer_kernels
+  // CHECK: %[[T1:.*]] = gpu.launch_func async @kernels::@axpy {{.*}} args(%arg0 : !llvm.ptr<1>, %arg1 : !llvm.ptr<1>
+  // CHECK-NEXT: %[[T2:.*]] = gpu.launch_func async @kernels::@axpy {{.*}} args(%arg0 : !llvm.ptr<1>, %arg2 : !llvm.ptr<1>
+  // CHECK-NEXT: %[[T3:.*]] = gpu.launch_func async [%[[T1]], %[[T2]]] @kernels::@axpy {{.*}} args(%arg1 : !llvm.ptr<1>, %arg2 : !llvm.ptr<1>
+  // CHECK-NEXT: gpu.wait [%[[T3]]]
+  // CHAIN-LABEL: func @pointer_kernels
+  // CHAIN: gpu.launch_func async
+  // CHAIN-NEXT: gpu.launch_func async
+  // CHAIN-NEXT: gpu.launch_func async
+  // CHAIN-NEXT: gpu.wait
+  func.func @pointer_kernels(%x : !llvm.ptr<1> {llvm.noalias},
+                             %y : !llvm.ptr<1> {llvm.noalias},
+                             %z : !llvm.ptr<1> {llvm.noalias}, %i : i64) {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @kernels::@axpy blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1)
+        args(%x : !llvm.ptr<1>, %y : !llvm.ptr<1>, %i : i64)
+    gpu.launch_func @kernels::@axpy blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1)
+        args(%x : !llvm.ptr<1>, %z : !llvm.ptr<1>, %i : i64)
+    gpu.launch_func @kernels::@axpy blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1)
+        args(%y : !llvm.ptr<1>, %z : !llvm.ptr<1>, %i : i64)
+    return
+  }
+}

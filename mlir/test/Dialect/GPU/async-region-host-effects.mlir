@@ -6,10 +6,28 @@
 
 module attributes {gpu.container_module} {
   gpu.module @kernels {
+    // Reads and writes %a.
     gpu.func @kernel(%a : memref<16xf32>) kernel {
+      %c0 = arith.constant 0 : index
+      %x = memref.load %a[%c0] : memref<16xf32>
+      memref.store %x, %a[%c0] : memref<16xf32>
+      gpu.return
+    }
+    // Reads %a.
+    gpu.func @read(%a : memref<16xf32>) kernel {
+      %c0 = arith.constant 0 : index
+      %x = memref.load %a[%c0] : memref<16xf32>
+      gpu.return
+    }
+    // Writes through pointer %p.
+    gpu.func @store_through(%p : !llvm.ptr) kernel {
+      %f = llvm.mlir.constant(1.0 : f32) : f32
+      llvm.store %f, %p : f32, !llvm.ptr
       gpu.return
     }
   }
+  // Kernels whose bodies are not visible.
+  gpu.binary @opaque_kernels [#gpu.object<#nvvm.target, "">]
 
   func.func private @opaque(memref<16xf32>)
 
@@ -124,6 +142,107 @@ module attributes {gpu.container_module} {
     memref.store %f, %q[%c0] : memref<16xf32>
     memref.store %f, %m[%c0] : memref<16xf32>
     %v = memref.load %p[%c0] : memref<16xf32>
+    return %v : f32
+  }
+
+  // A kernel that writes %a through a pointer: the host waits for it before
+  // it loads %a.
+  // CHECK-LABEL: func @pointer_kernel
+  // CHECK: %[[T:.*]] = gpu.launch_func async {{.*}} @kernels::@store_through
+  // CHECK-NEXT: gpu.wait [%[[T]]]
+  // CHECK-NEXT: memref.load
+  func.func @pointer_kernel(%a : memref<16xf32>) -> f32 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %i = memref.extract_aligned_pointer_as_index %a
+        : memref<16xf32> -> index
+    %i64 = arith.index_cast %i : index to i64
+    %p = llvm.inttoptr %i64 : i64 to !llvm.ptr
+    gpu.launch_func @kernels::@store_through blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1) args(%p : !llvm.ptr)
+    %v = memref.load %a[%c0] : memref<16xf32>
+    return %v : f32
+  }
+
+  // The same kernel writes memory the host frees: the host waits before the
+  // memref.dealloc.
+  // CHECK-LABEL: func @pointer_kernel_dealloc
+  // CHECK: %[[T:.*]] = gpu.launch_func async {{.*}} @kernels::@store_through
+  // CHECK-NEXT: gpu.wait [%[[T]]]
+  // CHECK-NEXT: memref.dealloc
+  func.func @pointer_kernel_dealloc() {
+    %c1 = arith.constant 1 : index
+    %m = memref.alloc() : memref<16xf32>
+    %i = memref.extract_aligned_pointer_as_index %m
+        : memref<16xf32> -> index
+    %i64 = arith.index_cast %i : index to i64
+    %p = llvm.inttoptr %i64 : i64 to !llvm.ptr
+    gpu.launch_func @kernels::@store_through blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1) args(%p : !llvm.ptr)
+    memref.dealloc %m : memref<16xf32>
+    return
+  }
+
+  // A kernel whose body is not visible may access any memory (here through
+  // an integer): the host waits before it loads a buffer, but not before a
+  // fresh allocation.
+  // CHECK-LABEL: func @opaque_kernel
+  // CHECK: %[[T:.*]] = gpu.launch_func async {{.*}} @opaque_kernels::@k
+  // CHECK-NEXT: memref.alloc
+  // CHECK-NEXT: gpu.wait [%[[T]]]
+  // CHECK-NEXT: memref.load
+  func.func @opaque_kernel(%a : memref<16xf32>) -> f32 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %i = memref.extract_aligned_pointer_as_index %a
+        : memref<16xf32> -> index
+    %i64 = arith.index_cast %i : index to i64
+    gpu.launch_func @opaque_kernels::@k blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1) args(%i64 : i64)
+    %m = memref.alloc() : memref<16xf32>
+    %v = memref.load %a[%c0] : memref<16xf32>
+    return %v : f32
+  }
+
+  // A sparse op writes %y through a handle made before the last host sync:
+  // the host waits for it before it loads %y.
+  // CHECK-LABEL: func @sparse_handle
+  // CHECK: %[[T:.*]] = gpu.spmv async
+  // CHECK-NEXT: gpu.wait [%[[T]]]
+  // CHECK-NEXT: memref.load
+  func.func @sparse_handle(%pos : memref<?xindex>, %crd : memref<?xindex>,
+                           %val : memref<?xf64>, %x : memref<?xf64>,
+                           %y : memref<?xf64> {llvm.noalias},
+                           %buf : memref<?xf64> {llvm.noalias},
+                           %n : index) -> f64 {
+    %c0 = arith.constant 0 : index
+    %spmat = gpu.create_csr %n, %n, %n, %pos, %crd, %val
+        : memref<?xindex>, memref<?xindex>, memref<?xf64>
+    %dnx = gpu.create_dn_tensor %x, %n : index into memref<?xf64>
+    %dny = gpu.create_dn_tensor %y, %n : index into memref<?xf64>
+    gpu.wait
+    gpu.spmv %spmat, %dnx, %dny, %buf : memref<?xf64> into f64
+    %v = memref.load %y[%c0] : memref<?xf64>
+    gpu.destroy_sp_mat %spmat
+    gpu.destroy_dn_tensor %dnx
+    gpu.destroy_dn_tensor %dny
+    return %v : f64
+  }
+
+  // Reads do not conflict: a host load of a buffer that a kernel only reads
+  // does not wait for it; a store does.
+  // CHECK-LABEL: func @read_only_kernel
+  // CHECK: %[[T:.*]] = gpu.launch_func async {{.*}} @kernels::@read
+  // CHECK-NEXT: memref.load
+  // CHECK-NEXT: gpu.wait [%[[T]]]
+  // CHECK-NEXT: memref.store
+  func.func @read_only_kernel(%a : memref<16xf32>, %f : f32) -> f32 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @kernels::@read blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+    %v = memref.load %a[%c0] : memref<16xf32>
+    memref.store %f, %a[%c0] : memref<16xf32>
     return %v : f32
   }
 }

@@ -59,6 +59,22 @@ static bool isTerminator(Operation *op) {
 }
 static bool hasSideEffects(Operation *op) { return !isMemoryEffectFree(op); }
 
+/// Counts the token result that `newOp`, the async clone of an op with
+/// several variadic results (gpu.spmm_buffer_size), has in addition: the
+/// token is the last result segment.
+static void growAsyncTokenSegment(Operation *newOp) {
+  if (!newOp->hasTrait<OpTrait::AttrSizedResultSegments>())
+    return;
+  StringRef attrName =
+      OpTrait::AttrSizedResultSegments<void>::getResultSegmentSizeAttr();
+  auto sizeAttr = newOp->getAttrOfType<DenseI32ArrayAttr>(attrName);
+  if (!sizeAttr)
+    return;
+  SmallVector<int32_t> sizes(sizeAttr.asArrayRef());
+  sizes.back() = 1;
+  newOp->setAttr(attrName, DenseI32ArrayAttr::get(newOp->getContext(), sizes));
+}
+
 /// Returns `op` if it is a GPU op that can execute asynchronously. A
 /// host-shared `gpu.alloc` has no asynchronous form, and a launch on an
 /// explicit stream is ordered by that stream: both stay host ops.
@@ -121,6 +137,7 @@ static Operation *makeAsync(OpBuilder &builder, gpu::AsyncOpInterface asyncOp,
       op->getDiscardableAttrDictionary(), op->getPropertiesStorage(),
       op->getSuccessors(), op->getNumRegions());
   gpu::growAsyncDependencySegment(newOp, deps.size());
+  growAsyncTokenSegment(newOp);
 
   // Clone regions into new op.
   IRMapping mapping;
@@ -164,12 +181,18 @@ static bool holdsCarriedGpuWork(Operation *op) {
 
 /// Returns whether `buffer` is memory allocated inside `scope` that is only
 /// accessed there: used by GPU ops, loads, stores and deallocations, directly
-/// or through views, never passed on (yielded, stored, passed to a call).
-/// Each execution of `scope` has its own.
+/// or through views, never passed on (yielded, stored, passed to a call), and,
+/// for stack memory, freed at the end of `scope`. Each execution of `scope`
+/// has its own.
 static bool isLocalAllocation(Value buffer, Operation *scope) {
   Operation *definer = buffer.getDefiningOp();
   if (!definer || !scope->isProperAncestor(definer) ||
       !GpuAccessAnalysis::isAllocation(buffer))
+    return false;
+  // Stack memory lives until the end of its automatic allocation scope, which
+  // may come after `scope`: that end must still see the accesses.
+  if (GpuAccessAnalysis::isStackAllocation(buffer) &&
+      definer->getParentWithTrait<OpTrait::AutomaticAllocationScope>() != scope)
     return false;
   SmallVector<Value> worklist = {buffer};
   while (!worklist.empty()) {
@@ -260,19 +283,16 @@ private:
       // Replace GPU op with async version, which then produces the current
       // token.
       rewriteAsyncOp(asyncOp);
-      Operation *newOp = currentToken.getDefiningOp();
-      for (Value value :
-           llvm::concat<Value>(newOp->getOperands(), newOp->getResults()))
-        if (isa<BaseMemRefType>(value.getType()))
-          inFlight.insert(value);
+      inFlight.append(accesses.getGpuAccesses(currentToken.getDefiningOp()));
       return success();
     }
     if (!currentToken)
       return success();
     // The work handed to a stream is the stream owner's to wait for once the
-    // function returns.
+    // function returns, unless it uses the function's stack memory.
     if (isTerminator(op) && handedToStream &&
-        isa<FunctionOpInterface>(op->getParentOp())) {
+        isa<FunctionOpInterface>(op->getParentOp()) &&
+        !mayTouchInFlightMemory(op)) {
       currentToken = {};
       clearInFlight();
       return success();
@@ -292,7 +312,7 @@ private:
   // blocking the host.
   void visitStreamWait(gpu::WaitOp waitOp) {
     if (Value token = waitOp.getAsyncToken()) {
-      inFlightEverything = true;
+      inFlight.append(accesses.getGpuAccesses(waitOp));
       handedToStream = false;
       if (!currentToken) {
         currentToken = token;
@@ -311,29 +331,17 @@ private:
   }
 
   void clearInFlight() {
-    inFlight.clear();
-    inFlightEverything = false;
+    inFlight = {};
     handedToStream = false;
   }
 
-  // Returns whether host op `op` may access memory that GPU work since the
-  // last host synchronization uses. Pure ops and fresh allocations do not;
-  // other effects on a value do if the value may alias a memref operand or
-  // result of that GPU work; effects on no particular value, and ops whose
-  // effects are unknown, may.
+  // Returns whether host op `op` must wait for the GPU work since the last
+  // host synchronization: its accesses may conflict with those of that work
+  // (as GpuAccessAnalysis answers for both), or its effects are unknown.
   bool mayTouchInFlightMemory(Operation *op) {
-    if (isMemoryEffectFree(op))
-      return false;
     MemoryAccesses hostAccesses = accesses.getHostAccesses(op);
-    if (hostAccesses.everything)
-      return true;
-    if (inFlightEverything && !hostAccesses.values.empty())
-      return true;
-    return llvm::any_of(hostAccesses.values, [&](auto access) {
-      return llvm::any_of(inFlight, [&](Value gpuValue) {
-        return accesses.mayAlias(access.first, gpuValue);
-      });
-    });
+    return hostAccesses.everything ||
+           accesses.mayConflict(inFlight, hostAccesses);
   }
 
   // Replaces asyncOp with a clone that returns a token.
@@ -361,11 +369,9 @@ private:
   OpBuilder builder;
   GpuAccessAnalysis &accesses;
 
-  // The memref operands and results of the GPU ops since the last host
-  // synchronization, and whether work of unknown accesses (a stream's) is
-  // among them.
-  SetVector<Value> inFlight;
-  bool inFlightEverything = false;
+  // The memory that the GPU work since the last host synchronization
+  // accesses (everything, where it includes work enqueued on a stream).
+  MemoryAccesses inFlight;
 
   // Whether a stream waits for the current token (`gpu.wait <%s>`).
   bool handedToStream = false;
@@ -533,10 +539,12 @@ AsyncDependenceAnalysis::getConflicts(const PendingWork &pending,
   if (opAccesses.everything)
     return getOpenTokens(pending);
   llvm::SmallSetVector<TokenNode, 8> tokens;
-  tokens.insert(pending.barriers.begin(), pending.barriers.end());
   for (auto [value, writes] : opAccesses.values) {
     if (op && value.getDefiningOp() == op)
       continue;
+    // Work that accessed everything conflicts with any access (and only with
+    // an access).
+    tokens.insert(pending.barriers.begin(), pending.barriers.end());
     for (Value buffer :
          accesses.getAliasingBuffers(GpuAccessAnalysis::getBuffer(value))) {
       auto it = pending.buffers.find(buffer);
@@ -856,8 +864,14 @@ LogicalResult AsyncDependenceAnalysis::scheduleOp(Operation *op,
 LogicalResult AsyncDependenceAnalysis::scheduleBlock(Block &block,
                                                      PendingWork &pending) {
   for (Operation &op : block) {
-    if (&op == &block.back() && isTerminator(&op))
+    if (&op == &block.back() && isTerminator(&op)) {
+      // The end of an automatic allocation scope (an scf.for iteration) frees
+      // its stack memory: the GPU work that uses it must be complete.
+      MemoryAccesses freed = accesses.getScopeEndAccesses(&op);
+      if (!freed.empty())
+        scheduleHostOp(&op, freed, pending);
       break;
+    }
     if (failed(scheduleOp(&op, pending)))
       return failure();
   }
@@ -1059,7 +1073,8 @@ LogicalResult AsyncScheduleRewriter::apply(ArrayRef<ScheduleStep> schedule) {
   return success();
 }
 
-/// Erases `executeOp` and returns a clone with additional `results`.
+/// Erases `executeOp` and returns a new one, with its body and additional
+/// `results`.
 static async::ExecuteOp addExecuteResults(async::ExecuteOp executeOp,
                                           ValueRange results) {
   // Add values to async.yield op.
@@ -1086,11 +1101,10 @@ static async::ExecuteOp addExecuteResults(async::ExecuteOp executeOp,
       builder, executeOp.getLoc(),
       TypeRange{resultTypes}.drop_front() /*drop token*/,
       executeOp.getDependencies(), executeOp.getBodyOperands());
-  IRMapping mapper;
-  newOp.getRegion().getBlocks().clear();
-  executeOp.getRegion().cloneInto(&newOp.getRegion(), mapper);
+  // Move the body over: the ops in it keep their identity.
+  newOp.getRegion().takeBody(executeOp.getRegion());
 
-  // Replace executeOp with cloned one.
+  // Replace executeOp with the new one.
   executeOp.getOperation()->replaceAllUsesWith(
       newOp.getResults().drop_back(results.size()));
   executeOp.erase();
@@ -1100,7 +1114,19 @@ static async::ExecuteOp addExecuteResults(async::ExecuteOp executeOp,
 
 // Callback for `async.execute` ops which tries to push the contained
 // synchronous `gpu.wait` op to the dependencies of the `async.execute`.
+//
+// The moved wait stands for the GPU work of the body. After each
+// `async.await` of the `async.execute`, that work is in flight: the first GPU
+// op of the block depends on it, and so does each later GPU op that may
+// conflict with it and is not ordered after the first one; the host waits for
+// it before the first host op that may conflict with it or has unknown effects
+// (or merges it into the first host wait, or waits at the end of the block). A
+// dependent `async.execute` gets the tokens, and its body is treated the same
+// way.
 struct GpuAsyncRegionPass::DeferWaitCallback {
+  explicit DeferWaitCallback(GpuAccessAnalysis &accesses)
+      : accesses(accesses) {}
+
   // If the `executeOp`s token is used only in `async.execute` or `async.await`
   // ops, add the region's last `gpu.wait` op to the worklist if it is
   // synchronous and is the last op with side effects.
@@ -1110,7 +1136,7 @@ struct GpuAsyncRegionPass::DeferWaitCallback {
     // async.execute's region is currently restricted to one block.
     for (auto &op : llvm::reverse(executeOp.getBody()->without_terminator())) {
       if (auto waitOp = dyn_cast<gpu::WaitOp>(op)) {
-        if (!waitOp.getAsyncToken() && !waitOp.getAsyncObject())
+        if (isHostWait(waitOp))
           worklist.push_back(waitOp);
         return;
       }
@@ -1125,6 +1151,17 @@ struct GpuAsyncRegionPass::DeferWaitCallback {
       auto waitOp = worklist[i];
       auto executeOp = waitOp->getParentOfType<async::ExecuteOp>();
 
+      // The GPU work of the body, and what it inherited from the bodies it
+      // depends on. Work on the stack memory of the body must end with it.
+      MemoryAccesses work = getBodyGpuAccesses(executeOp);
+      if (auto it = inherited.find(executeOp); it != inherited.end())
+        work.append(it->second);
+      Operation *yieldOp = executeOp.getBody()->getTerminator();
+      if (accesses.mayConflict(work, accesses.getScopeEndAccesses(yieldOp))) {
+        LDBG() << "not deferring a wait that stack memory of its body needs";
+        continue;
+      }
+
       // Erase `gpu.wait` and return async dependencies from execute op instead.
       SmallVector<Value, 4> dependencies = waitOp.getAsyncDependencies();
       waitOp.erase();
@@ -1135,7 +1172,7 @@ struct GpuAsyncRegionPass::DeferWaitCallback {
       SmallVector<Operation *, 4> users(executeOp.getToken().user_begin(),
                                         executeOp.getToken().user_end());
       for (Operation *user : users)
-        addAsyncDependencyAfter(asyncTokens, user);
+        addAsyncDependencyAfter(asyncTokens, user, work);
     }
   }
 
@@ -1151,8 +1188,30 @@ private:
                         llvm::IsaPred<async::ExecuteOp, async::AwaitOp>);
   }
 
-  // Add the `asyncToken` as dependency as needed after `op`.
-  void addAsyncDependencyAfter(ValueRange asyncTokens, Operation *op) {
+  // Returns whether `op` is a `gpu.wait` on the host.
+  static bool isHostWait(Operation *op) {
+    auto waitOp = dyn_cast<gpu::WaitOp>(op);
+    return waitOp && !waitOp.getAsyncToken() && !waitOp.getAsyncObject();
+  }
+
+  // The memory that the GPU ops in `executeOp`'s body access.
+  MemoryAccesses getBodyGpuAccesses(async::ExecuteOp executeOp) {
+    MemoryAccesses result;
+    executeOp.getBody()->walk([&](Operation *op) {
+      if (!getAsyncOp(op))
+        return WalkResult::advance();
+      result.append(accesses.getGpuAccesses(op));
+      return result.everything ? WalkResult::interrupt()
+                               : WalkResult::advance();
+    });
+    return result;
+  }
+
+  // Makes the code after `op`, an `async.await` of the `async.execute` or a
+  // dependent `async.execute`, wait for the GPU work of `asyncTokens`, which
+  // accesses `work`, where it needs to.
+  void addAsyncDependencyAfter(ValueRange asyncTokens, Operation *op,
+                               const MemoryAccesses &work) {
     OpBuilder builder(op->getContext());
     auto loc = op->getLoc();
 
@@ -1180,22 +1239,50 @@ private:
                                              executeOp.getLoc());
           copy(executeOp.getBody()->addArguments(tokenTypes, tokenLocs),
                std::back_inserter(tokens));
+          // If that body's wait is deferred too, it stands for this work.
+          inherited[executeOp].append(work);
         });
 
-    // Advance `it` to terminator or op with side-effects.
-    it = std::find_if(it, Block::iterator(), [](Operation &op) {
-      return isTerminator(&op) || hasSideEffects(&op);
-    });
-
-    // If `op` implements the AsyncOpInterface, add `token` to the list of async
-    // dependencies (the token of a stream takes none).
-    if (auto asyncOp = getAsyncOp(&*it); asyncOp && !isStreamToken(&*it)) {
-      for (auto token : tokens)
-        asyncOp.addAsyncDependency(token);
-      return;
+    // The tokens of the GPU ops that depend on `tokens`.
+    DenseSet<Value> ordered(tokens.begin(), tokens.end());
+    auto dependsOnWork = [&](gpu::AsyncOpInterface asyncOp) {
+      return llvm::any_of(asyncOp.getAsyncDependencies(),
+                          [&](Value dep) { return ordered.contains(dep); });
+    };
+    bool first = true;
+    for (; !isTerminator(&*it); ++it) {
+      auto asyncOp = getAsyncOp(&*it);
+      // The first host wait waits for the work as well.
+      if (isHostWait(&*it)) {
+        if (!dependsOnWork(asyncOp))
+          for (Value token : tokens)
+            asyncOp.addAsyncDependency(token);
+        return;
+      }
+      // The token of a stream takes no dependency.
+      if (isStreamToken(&*it))
+        continue;
+      // The first GPU op depends on the work (the GPU work of the block goes
+      // on from it), and so does a later one that may conflict with the work
+      // unless it is ordered after the first one.
+      if (asyncOp && asyncOp.getAsyncToken()) {
+        if (!dependsOnWork(asyncOp) &&
+            (first || gpuOpConflicts(accesses.getGpuAccesses(&*it), work)))
+          for (Value token : tokens)
+            asyncOp.addAsyncDependency(token);
+        first = false;
+        if (dependsOnWork(asyncOp))
+          ordered.insert(asyncOp.getAsyncToken());
+        continue;
+      }
+      // A host op that may conflict with the work, or whose effects are
+      // unknown, waits.
+      MemoryAccesses hostAccesses = accesses.getHostAccesses(&*it);
+      if (hostAccesses.everything || accesses.mayConflict(work, hostAccesses))
+        break;
     }
 
-    // Otherwise, insert a gpu.wait before 'it'.
+    // Insert a gpu.wait before 'it'.
     builder.setInsertionPoint(it->getBlock(), it);
     auto waitOp = gpu::WaitOp::create(builder, loc, Type{}, tokens);
 
@@ -1207,7 +1294,17 @@ private:
       worklist.push_back(waitOp);
   }
 
+  // Returns whether a GPU op that accesses `op` may conflict with the work:
+  // work that may access everything conflicts with any work.
+  bool gpuOpConflicts(const MemoryAccesses &op, const MemoryAccesses &work) {
+    return op.everything || accesses.mayConflict(op, work);
+  }
+
+  GpuAccessAnalysis &accesses;
   SmallVector<gpu::WaitOp, 8> worklist;
+  // The GPU work that the deferred waits of other bodies passed to an
+  // `async.execute`.
+  DenseMap<Operation *, MemoryAccesses> inherited;
 };
 
 // Callback for `async.execute` ops which repeats !gpu.async.token results
@@ -1271,7 +1368,7 @@ void GpuAsyncRegionPass::runOnOperation() {
   }
 
   // Collect gpu.wait ops that we can move out of async.execute regions.
-  getOperation().getRegion().walk(DeferWaitCallback());
+  getOperation().getRegion().walk(DeferWaitCallback(accesses));
   // Makes each !gpu.async.token returned from async.execute op have single use.
   getOperation().getRegion().walk(SingleTokenUseCallback());
 }

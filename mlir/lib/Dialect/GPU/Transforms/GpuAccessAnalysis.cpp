@@ -58,6 +58,44 @@ static void appendHostEffects(ArrayRef<MemoryEffects::EffectInstance> effects,
   }
 }
 
+bool GpuAccessAnalysis::isStackAllocation(Value value) {
+  auto iface = value.getDefiningOp<MemoryEffectOpInterface>();
+  if (!iface)
+    return false;
+  SmallVector<MemoryEffects::EffectInstance> effects;
+  iface.getEffectsOnValue(value, effects);
+  return llvm::any_of(effects, [](const MemoryEffects::EffectInstance &effect) {
+    return isa<MemoryEffects::Allocate>(effect.getEffect()) &&
+           effect.getResource() ==
+               SideEffects::AutomaticAllocationScopeResource::get();
+  });
+}
+
+MemoryAccesses GpuAccessAnalysis::getScopeEndAccesses(Operation *op) {
+  MemoryAccesses result;
+  Operation *scope = op->getParentOp();
+  if (!op->hasTrait<OpTrait::IsTerminator>() || !scope ||
+      !scope->hasTrait<OpTrait::AutomaticAllocationScope>())
+    return result;
+  auto [it, inserted] = scopeAllocations.try_emplace(scope);
+  SmallVector<Value> &allocations = it->second;
+  if (inserted) {
+    // Allocations of nested scopes end with those.
+    scope->walk<WalkOrder::PreOrder>([&](Operation *nested) {
+      if (nested != scope &&
+          nested->hasTrait<OpTrait::AutomaticAllocationScope>())
+        return WalkResult::skip();
+      for (Value value : nested->getResults())
+        if (isStackAllocation(value))
+          allocations.push_back(value);
+      return WalkResult::advance();
+    });
+  }
+  for (Value allocation : allocations)
+    result.values.push_back({allocation, true});
+  return result;
+}
+
 MemoryAccesses GpuAccessAnalysis::getHostAccesses(Operation *op) {
   MemoryAccesses result;
   std::optional<SmallVector<MemoryEffects::EffectInstance>> effects =
@@ -66,6 +104,7 @@ MemoryAccesses GpuAccessAnalysis::getHostAccesses(Operation *op) {
     result.everything = true;
   else
     appendHostEffects(*effects, op, result);
+  result.append(getScopeEndAccesses(op));
   return result;
 }
 
@@ -81,7 +120,32 @@ MemoryAccesses GpuAccessAnalysis::getOwnHostAccesses(Operation *op) {
   SmallVector<MemoryEffects::EffectInstance> effects;
   iface.getEffects(effects);
   appendHostEffects(effects, op, result);
+  result.append(getScopeEndAccesses(op));
   return result;
+}
+
+bool GpuAccessAnalysis::mayConflict(const MemoryAccesses &lhs,
+                                    const MemoryAccesses &rhs) {
+  if (lhs.empty() || rhs.empty())
+    return false;
+  if (lhs.everything || rhs.everything)
+    return true;
+  return llvm::any_of(lhs.values, [&](auto lhsAccess) {
+    return llvm::any_of(rhs.values, [&](auto rhsAccess) {
+      return (lhsAccess.second || rhsAccess.second) &&
+             mayAlias(lhsAccess.first, rhsAccess.first);
+    });
+  });
+}
+
+/// Returns whether `value` is workgroup or private memory: memory of one
+/// launch of a kernel, which the host and other launches cannot reach.
+static bool isLaunchLocalMemory(Value value) {
+  auto type = dyn_cast<BaseMemRefType>(value.getType());
+  auto space = type ? dyn_cast_or_null<AddressSpaceAttr>(type.getMemorySpace())
+                    : nullptr;
+  return space && (space.getValue() == AddressSpace::Workgroup ||
+                   space.getValue() == AddressSpace::Private);
 }
 
 const MemoryAccesses &GpuAccessAnalysis::getKernelAccesses(GPUFuncOp kernel) {
@@ -92,8 +156,10 @@ const MemoryAccesses &GpuAccessAnalysis::getKernelAccesses(GPUFuncOp kernel) {
   DenseMap<unsigned, bool> argWrites;
   Block &entry = kernel.front();
   kernel.walk([&](Operation *op) {
+    // A barrier orders the accesses of the work items of one launch; it
+    // accesses no memory itself.
     if (op == kernel || op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() ||
-        op->hasTrait<OpTrait::IsTerminator>())
+        op->hasTrait<OpTrait::IsTerminator>() || isa<BarrierOp>(op))
       return;
     auto iface = dyn_cast<MemoryEffectOpInterface>(op);
     if (!iface) {
@@ -110,13 +176,18 @@ const MemoryAccesses &GpuAccessAnalysis::getKernelAccesses(GPUFuncOp kernel) {
         result.everything = true;
         continue;
       }
+      // Workgroup and private memory (attributions, gpu.dynamic_shared_memory,
+      // globals in those address spaces) are the launch's own.
+      if (isLaunchLocalMemory(value))
+        continue;
       value = getBuffer(value);
+      if (isLaunchLocalMemory(value))
+        continue;
       auto arg = dyn_cast<BlockArgument>(value);
-      if (arg && arg.getOwner() == &entry) {
-        // Workgroup and private attributions follow the arguments.
-        if (arg.getArgNumber() < kernel.getNumArguments())
-          argWrites[arg.getArgNumber()] |=
-              isa<MemoryEffects::Write>(effect.getEffect());
+      if (arg && arg.getOwner() == &entry &&
+          arg.getArgNumber() < kernel.getNumArguments()) {
+        argWrites[arg.getArgNumber()] |=
+            isa<MemoryEffects::Write>(effect.getEffect());
         continue;
       }
       // Memory the kernel allocates is its own.

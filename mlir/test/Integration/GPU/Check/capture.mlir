@@ -25,7 +25,7 @@ llvm.func @mgpuEventDestroy(!llvm.ptr)
 llvm.func @mgpuEventRecord(!llvm.ptr, !llvm.ptr)
 llvm.func @mgpuEventSynchronize(!llvm.ptr)
 llvm.func @mgpuEventPoolReserve(i32)
-llvm.func @mgpuMemAlloc(i64, !llvm.ptr, i1) -> !llvm.ptr
+llvm.func @mgpuMemAlloc(i64, !llvm.ptr, i8) -> !llvm.ptr
 llvm.func @mgpuMemFree(!llvm.ptr, !llvm.ptr)
 llvm.func @mgpuMemset32(!llvm.ptr, i32, i64, !llvm.ptr)
 llvm.func @mgpuStreamBeginCapture(!llvm.ptr)
@@ -45,11 +45,11 @@ func.func @fork_and_join() {
   %c1 = arith.constant 1 : i32
   %c4 = arith.constant 4 : i64
   %c16 = arith.constant 16 : i64
-  %false = arith.constant false
+  %false = arith.constant 0 : i8
   %s = llvm.call @mgpuStreamCreate() : () -> !llvm.ptr
   llvm.call @mgpuStreamPoolReserve(%c1) : (i32) -> ()
   llvm.call @mgpuEventPoolReserve(%c1) : (i32) -> ()
-  %buf = llvm.call @mgpuMemAlloc(%c16, %s, %false) : (i64, !llvm.ptr, i1) -> !llvm.ptr
+  %buf = llvm.call @mgpuMemAlloc(%c16, %s, %false) : (i64, !llvm.ptr, i8) -> !llvm.ptr
   llvm.call @mgpuPoolPrintStats() : () -> ()
   llvm.call @mgpuStreamBeginCapture(%s) : (!llvm.ptr) -> ()
   %fork = llvm.call @mgpuEventCreate() : () -> !llvm.ptr
@@ -92,7 +92,7 @@ func.func @forbidden() {
   %c1 = arith.constant 1 : i32
   %c4i64 = arith.constant 4 : i64
   %c16 = arith.constant 16 : i64
-  %false = arith.constant false
+  %false = arith.constant 0 : i8
   %null = llvm.mlir.zero : !llvm.ptr
   %s = llvm.call @mgpuStreamCreate() : () -> !llvm.ptr
   llvm.call @mgpuStreamBeginCapture(%s) : (!llvm.ptr) -> ()
@@ -100,11 +100,11 @@ func.func @forbidden() {
   %e = llvm.call @mgpuEventCreate() : () -> !llvm.ptr
   llvm.call @mgpuEventRecord(%e, %s) : (!llvm.ptr, !llvm.ptr) -> ()
   llvm.call @mgpuEventSynchronize(%e) : (!llvm.ptr) -> ()
-  %buf = llvm.call @mgpuMemAlloc(%c16, %null, %false) : (i64, !llvm.ptr, i1) -> !llvm.ptr
+  %buf = llvm.call @mgpuMemAlloc(%c16, %null, %false) : (i64, !llvm.ptr, i8) -> !llvm.ptr
   llvm.call @mgpuMemset32(%buf, %c0, %c4i64, %null) : (!llvm.ptr, i32, i64, !llvm.ptr) -> ()
   llvm.call @mgpuMemFree(%buf, %null) : (!llvm.ptr, !llvm.ptr) -> ()
   %side = llvm.call @mgpuStreamCreate() : () -> !llvm.ptr
-  %buf2 = llvm.call @mgpuMemAlloc(%c16, %s, %false) : (i64, !llvm.ptr, i1) -> !llvm.ptr
+  %buf2 = llvm.call @mgpuMemAlloc(%c16, %s, %false) : (i64, !llvm.ptr, i8) -> !llvm.ptr
   llvm.call @mgpuMemset32(%buf2, %c0, %c4i64, %side) : (!llvm.ptr, i32, i64, !llvm.ptr) -> ()
   llvm.call @mgpuStreamPoolReserve(%c1) : (i32) -> ()
   %graph = llvm.call @mgpuStreamEndCapture(%s) : (!llvm.ptr) -> !llvm.ptr
@@ -126,12 +126,12 @@ func.func @unjoined() {
   %c1 = arith.constant 1 : i32
   %c4 = arith.constant 4 : i64
   %c16 = arith.constant 16 : i64
-  %false = arith.constant false
+  %false = arith.constant 0 : i8
   %s = llvm.call @mgpuStreamCreate() : () -> !llvm.ptr
   %side = llvm.call @mgpuStreamCreate() : () -> !llvm.ptr
   %other = llvm.call @mgpuStreamCreate() : () -> !llvm.ptr
   llvm.call @mgpuEventPoolReserve(%c1) : (i32) -> ()
-  %buf = llvm.call @mgpuMemAlloc(%c16, %s, %false) : (i64, !llvm.ptr, i1) -> !llvm.ptr
+  %buf = llvm.call @mgpuMemAlloc(%c16, %s, %false) : (i64, !llvm.ptr, i8) -> !llvm.ptr
   llvm.call @mgpuMemset32(%buf, %c0, %c4, %other) : (!llvm.ptr, i32, i64, !llvm.ptr) -> ()
   llvm.call @mgpuStreamBeginCapture(%s) : (!llvm.ptr) -> ()
   %fork = llvm.call @mgpuEventCreate() : () -> !llvm.ptr

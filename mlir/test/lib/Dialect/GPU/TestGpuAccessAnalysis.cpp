@@ -28,7 +28,8 @@ namespace {
 ///  - on each GPU op and each host op in it that is not free of memory
 ///    effects (and has no regions), a remark "accesses: everything",
 ///    "accesses: nothing" or "accesses:" followed by "reads X" and
-///    "writes X", sorted;
+///    "writes X", sorted; the same on each terminator that accesses memory
+///    (the end of an automatic allocation scope);
 ///  - on the function, for each pair of its memref arguments ("argN") and of
 ///    the results of ops with a `test.name` string attribute, a remark
 ///    "X and Y may alias" or "X and Y do not alias".
@@ -54,6 +55,9 @@ struct TestGpuAccessAnalysisPass
         printAccesses(op, analysis.getGpuAccesses(op));
       else if (op->getParentOfType<FunctionOpInterface>() &&
                !isMemoryEffectFree(op) && op->getNumRegions() == 0)
+        printAccesses(op, analysis.getHostAccesses(op));
+      else if (op->hasTrait<OpTrait::IsTerminator>() &&
+               !analysis.getHostAccesses(op).empty())
         printAccesses(op, analysis.getHostAccesses(op));
       return WalkResult::advance();
     });

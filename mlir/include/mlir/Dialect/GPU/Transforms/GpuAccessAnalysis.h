@@ -1,4 +1,4 @@
-//===- GpuAccessAnalysis.h - Memory accessed by GPU and host ops *- C++ -*-===//
+//===- GpuAccessAnalysis.h - Memory GPU and host ops access -*- C++ -*-===//
 //
 // Part of the LLVM Project, under the Apache License v2.0 with LLVM Exceptions.
 // See https://llvm.org/LICENSE.txt for license information.
@@ -39,6 +39,9 @@ struct MemoryAccesses {
   SmallVector<std::pair<Value, bool>> values;
   bool everything = false;
 
+  /// Returns whether no memory is accessed.
+  bool empty() const { return !everything && values.empty(); }
+
   /// Adds the accesses of `other`.
   void append(const MemoryAccesses &other);
 };
@@ -49,13 +52,21 @@ struct MemoryAccesses {
 /// What the analysis cannot see accesses everything: a kernel whose body is
 /// not in the module (unless its launch or its module has
 /// `gpu.only_memref_operand_accesses`), an effect on no particular value, an
-/// op without known effects. Buffers are values followed back through
-/// view-like ops. Two buffers may alias unless alias analysis says no, they
-/// are distinct function arguments one of which is `llvm.noalias`, or one is
-/// allocated in the function and the other is a function argument.
+/// op without known effects. In a kernel body, workgroup and private memory
+/// (memrefs in those `#gpu.address_space`s) belong to one launch, and
+/// `gpu.barrier` only synchronizes its work items: neither is an access of
+/// the launch. The terminator of an automatic allocation scope (a function's
+/// return, the yield of an `scf.for` iteration or of an `async.execute`
+/// body) writes the stack memory allocated in the scope (`memref.alloca`):
+/// the memory is gone afterwards.
 ///
-/// Queries are memoized per kernel and per pair of buffers; the IR must not
-/// change while the analysis is in use.
+/// Buffers are values followed back through view-like ops. Two buffers may
+/// alias unless alias analysis says no, they are distinct function arguments
+/// one of which is `llvm.noalias`, or one is allocated in the function and
+/// the other is a function argument.
+///
+/// Queries are memoized per kernel, per scope and per pair of buffers; the IR
+/// must not change while the analysis is in use.
 class GpuAccessAnalysis {
 public:
   explicit GpuAccessAnalysis(AliasAnalysis &aliasAnalysis)
@@ -68,6 +79,11 @@ public:
   /// Returns whether `value` is the result of an allocation: new memory.
   static bool isAllocation(Value value);
 
+  /// Returns whether `value` is allocated in an automatic allocation scope
+  /// (stack memory, such as `memref.alloca`'s): it is freed at the end of the
+  /// scope.
+  static bool isStackAllocation(Value value);
+
   /// The memory that GPU op `op` accesses. A launch accesses the operands
   /// whose kernel arguments the kernel body reads or writes; gpu.memcpy writes
   /// its destination and reads its source; gpu.memset, gpu.alloc and
@@ -78,12 +94,23 @@ public:
   MemoryAccesses getGpuAccesses(Operation *op);
 
   /// The memory that host op `op` may access, ops nested in it included;
-  /// memory that `op` or an op nested in it allocates is excluded.
+  /// memory that `op` or an op nested in it allocates is excluded. A
+  /// terminator that ends an automatic allocation scope writes the stack
+  /// allocations of that scope.
   MemoryAccesses getHostAccesses(Operation *op);
 
   /// The memory that host op `op` itself, without the ops nested in it, may
-  /// access.
+  /// access (a terminator as in getHostAccesses).
   MemoryAccesses getOwnHostAccesses(Operation *op);
+
+  /// The stack memory that terminator `op` frees, as writes: the
+  /// allocations in the automatic allocation scope it ends, if any.
+  MemoryAccesses getScopeEndAccesses(Operation *op);
+
+  /// Returns whether an op that makes `lhs` and one that makes `rhs` may
+  /// conflict: they may access overlapping memory and at least one of them
+  /// writes it. Accessing everything conflicts with any access.
+  bool mayConflict(const MemoryAccesses &lhs, const MemoryAccesses &rhs);
 
   /// Returns whether `lhs` and `rhs` may refer to overlapping memory. Not
   /// memoized: the values may be replaced afterwards.
@@ -102,6 +129,7 @@ private:
   SymbolTableCollection symbolTables;
   DenseMap<SymbolRefAttr, Operation *> kernels;
   DenseMap<Operation *, MemoryAccesses> kernelAccesses;
+  DenseMap<Operation *, SmallVector<Value>> scopeAllocations;
   SmallVector<Value> seenBuffers;
   DenseMap<Value, SmallVector<Value>> aliasingBuffers;
 };

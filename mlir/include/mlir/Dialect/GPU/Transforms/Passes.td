@@ -68,14 +68,38 @@ def GpuAsyncRegionPass : Pass<"gpu-async-region", "func::FuncOp"> {
     Makes the GPU ops of each block asynchronous (`gpu.launch_func async`,
     ...) and inserts the host synchronizations (`gpu.wait`) that keep the
     sequential semantics: before a terminator, and before a host op that may
-    access memory used by GPU work in flight, by its memory effects (pure ops
-    and fresh allocations do not; a `func.call` and other ops with unknown
-    effects do). Buffers may alias unless alias analysis says they do not,
-    they are distinct function arguments one of which is `llvm.noalias`, or
-    one is allocated in the function and the other is a function argument.
-    Ops that are already async keep their dependencies; a launch on an
-    explicit stream (`asyncObject`) and a host-shared `gpu.alloc` stay
-    synchronous host ops.
+    access memory that GPU work in flight accesses. Ops that are already
+    async keep their dependencies; a launch on an explicit stream
+    (`asyncObject`) and a host-shared `gpu.alloc` stay synchronous host ops.
+
+    Both modes below ask `gpu::GpuAccessAnalysis` what an op accesses; two
+    accesses conflict when they may touch the same memory and one writes it,
+    and what the analysis cannot see accesses everything:
+
+    - `gpu.launch_func` of a `gpu.func` in the module: the arguments its body
+      reads and writes (memory effects followed through view-like ops).
+      Workgroup and private memory (attributions, `gpu.dynamic_shared_memory`,
+      memrefs in those `#gpu.address_space`s) and the kernel's own
+      allocations belong to the launch, and `gpu.barrier` accesses nothing;
+      globals, effects on no particular value and ops with unknown effects
+      make it access everything.
+    - A kernel whose body is not visible (in a `gpu.binary`, an external
+      `gpu.func`, an `llvm.func`) may access any memory, unless the launch or
+      the `gpu.binary`/`gpu.module` holding the kernel has the unit attribute
+      `gpu.only_memref_operand_accesses`: then it reads and writes exactly the
+      memory of its memref operands.
+    - `gpu.memcpy` writes its destination and reads its source; `gpu.memset`,
+      `gpu.alloc` and `gpu.dealloc` write their memref; other GPU ops (the
+      sparse ones, which reach memory through handles) access everything.
+    - Host ops: their memory effects (pure ops and fresh allocations access
+      nothing; a `func.call` and other ops with unknown effects access
+      everything). The terminator of an automatic allocation scope (a
+      function's return, the yield of an `scf.for` iteration, of an
+      `async.execute` body) writes the stack memory allocated in it
+      (`memref.alloca`): it is gone afterwards.
+    - Buffers may alias unless alias analysis says they do not, they are
+      distinct function arguments one of which is `llvm.noalias`, or one is
+      allocated in the function and the other is a function argument.
 
     With `max-streams=1` (the default) the GPU work of a block forms one
     chain: each op depends on the previous one, and the host waits for it at
@@ -87,21 +111,16 @@ def GpuAsyncRegionPass : Pass<"gpu-async-region", "func::FuncOp"> {
     joined where it meets, and a host op waits only for the GPU ops whose
     memory it may touch. `max-streams=0` leaves the number of independent
     chains unbounded; N > 1 makes new independent work continue the oldest
-    chain once N chains are open. Accesses:
+    chain once N chains are open.
 
-    - `gpu.launch_func` of a `gpu.func` in the module: the arguments its body
-      reads and writes (memory effects followed through view-like ops;
-      attributions and allocations are the kernel's own; globals, effects on
-      no particular value and ops with unknown effects make it access
-      everything).
-    - A kernel whose body is not visible (in a `gpu.binary`, an external
-      `gpu.func`, an `llvm.func`) may access any memory, unless the launch or
-      the `gpu.binary`/`gpu.module` holding the kernel has the unit attribute
-      `gpu.only_memref_operand_accesses`: then it reads and writes exactly the
-      memory of its memref operands.
-    - `gpu.memcpy` writes its destination and reads its source; `gpu.memset`,
-      `gpu.alloc` and `gpu.dealloc` write their memref; other GPU ops access
-      everything.
+    An `async.execute` body whose token only `async.await` and other
+    `async.execute` ops use does not wait for its GPU work at its end: the
+    body yields it (unless it uses the body's stack memory), and after each
+    `async.await` of the token that work is in flight: the first GPU op of
+    the block depends on it, and so does each later GPU op that may conflict
+    with it and is not ordered after the first one; the host waits for it
+    before the first host op that may conflict with it or has unknown
+    effects. A dependent `async.execute` body treats it the same way.
 
     Across regions: GPU work pending before a region op is depended on
     directly inside it. `scf.if`, `scf.index_switch` and `scf.execute_region`
@@ -120,9 +139,10 @@ def GpuAsyncRegionPass : Pass<"gpu-async-region", "func::FuncOp"> {
     op depends on it and every host op that accesses memory waits for it.
     `gpu.wait <%s>` gets the GPU work pending there as dependencies: `%s`
     waits for it, the host does not, and the host does not wait for it at
-    the end of the function either. A function that starts with the first
-    and ends with the second runs all its GPU work on `%s` and streams
-    forked from it, and returns without synchronizing:
+    the end of the function either, unless it uses the function's stack
+    memory. A function that starts with the first and ends with the second
+    runs all its GPU work on `%s` and streams forked from it, and returns
+    without synchronizing:
 
     ```mlir
     func.func @step(%s: !llvm.ptr, %a: memref<?xf32>, %b: memref<?xf32>) {

@@ -1,0 +1,147 @@
+// RUN: mlir-opt %s -gpu-async-region | FileCheck %s
+// RUN: mlir-opt %s -gpu-async-region="max-streams=0" | FileCheck %s --check-prefix=DEP
+
+// The host wait at the end of an async.execute body moves out of the body:
+// the body yields its GPU work, which is in flight after the async.await. It
+// joins the chain of GPU work there, and the host waits for it before the
+// first host op that may touch its memory.
+
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    // Reads and writes %a.
+    gpu.func @scale(%a : memref<16xf32>) kernel {
+      %c0 = arith.constant 0 : index
+      %x = memref.load %a[%c0] : memref<16xf32>
+      %y = arith.addf %x, %x : f32
+      memref.store %y, %a[%c0] : memref<16xf32>
+      gpu.return
+    }
+  }
+
+  // The host loads %a, which the body's kernel writes, after a kernel on %b:
+  // it waits for the body's work before the load.
+  // CHECK-LABEL: func @host_access_after_await
+  // CHECK:         %[[E:.*]], %[[V:.*]] = async.execute -> !async.value<!gpu.async.token>
+  // CHECK:         async.await %[[E]] : !async.token
+  // CHECK-NEXT:    %[[W:.*]] = async.await %[[V]]
+  // CHECK-NEXT:    %[[T0:.*]] = gpu.wait async [%[[W]]]
+  // CHECK-NEXT:    %[[T1:.*]] = gpu.launch_func async [%[[T0]]] @kernels::@scale {{.*}} args(%arg1
+  // CHECK-NEXT:    gpu.wait [%[[W]]]
+  // CHECK-NEXT:    memref.load %arg0
+  // DEP-LABEL: func @host_access_after_await
+  // DEP:         %[[E:.*]], %[[V:.*]] = async.execute -> !async.value<!gpu.async.token>
+  // DEP:         async.await %[[E]] : !async.token
+  // DEP-NEXT:    %[[W:.*]] = async.await %[[V]]
+  // DEP-NEXT:    %[[T1:.*]] = gpu.launch_func async [%[[W]]] @kernels::@scale {{.*}} args(%arg1
+  // DEP-NEXT:    gpu.wait [%[[W]]]
+  // DEP-NEXT:    memref.load %arg0
+  func.func @host_access_after_await(%a : memref<16xf32> {llvm.noalias},
+                                     %b : memref<16xf32> {llvm.noalias})
+      -> f32 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %e = async.execute {
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1)
+          threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      async.yield
+    }
+    async.await %e : !async.token
+    gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1) args(%b : memref<16xf32>)
+    %x = memref.load %a[%c0] : memref<16xf32>
+    return %x : f32
+  }
+
+  // A kernel on %a after a kernel on %b: the kernel on %a depends on the
+  // body's work (through the chain).
+  // CHECK-LABEL: func @gpu_access_after_await
+  // CHECK:         %[[W:.*]] = async.await %{{.*}} : !async.value<!gpu.async.token>
+  // CHECK-NEXT:    %[[T0:.*]] = gpu.wait async [%[[W]]]
+  // CHECK-NEXT:    %[[T1:.*]] = gpu.launch_func async [%[[T0]]] @kernels::@scale {{.*}} args(%arg1
+  // CHECK-NEXT:    %[[T2:.*]] = gpu.launch_func async [%[[T1]]] @kernels::@scale {{.*}} args(%arg0
+  // CHECK-NEXT:    gpu.wait [%[[T2]]]
+  // CHECK-NEXT:    return
+  // DEP-LABEL: func @gpu_access_after_await
+  // DEP:         %[[W:.*]] = async.await %{{.*}} : !async.value<!gpu.async.token>
+  // DEP-NEXT:    %[[T1:.*]] = gpu.launch_func async [%[[W]]] @kernels::@scale {{.*}} args(%arg1
+  // DEP-NEXT:    %[[T2:.*]] = gpu.launch_func async [%[[W]]] @kernels::@scale {{.*}} args(%arg0
+  // DEP-NEXT:    gpu.wait [%[[T1]], %[[T2]]]
+  // DEP-NEXT:    return
+  func.func @gpu_access_after_await(%a : memref<16xf32> {llvm.noalias},
+                                    %b : memref<16xf32> {llvm.noalias}) {
+    %c1 = arith.constant 1 : index
+    %e = async.execute {
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1)
+          threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      async.yield
+    }
+    async.await %e : !async.token
+    gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1) args(%b : memref<16xf32>)
+    gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+    return
+  }
+
+  // A body that depends on another one takes its work along: the host waits
+  // for the second body's work, which includes the first one's, before it
+  // loads %a, which the first one writes.
+  // CHECK-LABEL: func @dependent_bodies
+  // CHECK:         %[[E1:.*]], %[[V1:.*]] = async.execute -> !async.value<!gpu.async.token>
+  // CHECK:         %[[E2:.*]], %[[V2:.*]] = async.execute [%[[E1]]] (%[[V1]] as %[[G:.*]]: !async.value<!gpu.async.token>)
+  // CHECK-NEXT:      %[[T0:.*]] = gpu.wait async [%[[G]]]
+  // CHECK-NEXT:      %[[T1:.*]] = gpu.launch_func async [%[[T0]]]
+  // CHECK-NEXT:      async.yield %[[T1]]
+  // CHECK:         async.await %[[E2]] : !async.token
+  // CHECK-NEXT:    %[[W:.*]] = async.await %[[V2]]
+  // CHECK-NEXT:    gpu.wait [%[[W]]]
+  // CHECK-NEXT:    memref.load %arg0
+  // DEP-LABEL: func @dependent_bodies
+  // DEP:         async.await %{{.*}} : !async.token
+  // DEP-NEXT:    %[[W:.*]] = async.await
+  // DEP-NEXT:    gpu.wait [%[[W]]]
+  // DEP-NEXT:    memref.load %arg0
+  func.func @dependent_bodies(%a : memref<16xf32> {llvm.noalias},
+                              %b : memref<16xf32> {llvm.noalias}) -> f32 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %e1 = async.execute {
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1)
+          threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      async.yield
+    }
+    %e2 = async.execute [%e1] {
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1)
+          threads in (%c1, %c1, %c1) args(%b : memref<16xf32>)
+      async.yield
+    }
+    async.await %e2 : !async.token
+    %x = memref.load %a[%c0] : memref<16xf32>
+    return %x : f32
+  }
+
+  // A copy reads stack memory of the body: the stack is gone once the body
+  // ends, so the body waits for the copy itself.
+  // CHECK-LABEL: func @body_stack_memory
+  // CHECK:         %[[E:.*]] = async.execute {
+  // CHECK:           %[[T:.*]] = gpu.memcpy async
+  // CHECK-NEXT:      gpu.wait [%[[T]]]
+  // CHECK-NEXT:      async.yield
+  // CHECK:         async.await %[[E]] : !async.token
+  // CHECK-NEXT:    return
+  // DEP-LABEL: func @body_stack_memory
+  // DEP:           %[[T:.*]] = gpu.memcpy async
+  // DEP-NEXT:      gpu.wait [%[[T]]]
+  // DEP-NEXT:      async.yield
+  func.func @body_stack_memory(%a : memref<16xf32>, %f : f32) {
+    %c0 = arith.constant 0 : index
+    %e = async.execute {
+      %s = memref.alloca() : memref<16xf32>
+      memref.store %f, %s[%c0] : memref<16xf32>
+      gpu.memcpy %a, %s : memref<16xf32>, memref<16xf32>
+      async.yield
+    }
+    async.await %e : !async.token
+    return
+  }
+}
