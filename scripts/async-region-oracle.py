@@ -18,6 +18,52 @@ private function that reads or writes a buffer on the host, and views
 (memref.subview, cast, reinterpret_cast, expand_shape/collapse_shape, and
 memref.view of an i8 buffer) used by kernels, copies and the host.
 
+With --shapes (a comma list, or all) the programs also have these statement
+kinds (small weights: the old kinds stay the most frequent), straight-line
+and with --control-flow (where they also go into loops, branches,
+execute_region and async.execute bodies):
+
+  pointer   kernels taking !llvm.ptr and i64 arguments that they load and
+            store through (llvm.load/llvm.store; i64 through llvm.inttoptr
+            and llvm.getelementptr); the host makes the pointer from a buffer
+            (memref.extract_aligned_pointer_as_index, arith.index_cast,
+            llvm.inttoptr), sometimes statements before the launch; with
+            --control-flow, a call of @kick, which launches one on its
+            argument;
+  opaque    kernels of a gpu.binary (@blobs), whose effects the pass cannot
+            see (the oracle has them from OPAQUE_TABLE), on memrefs and i64
+            pointers; llvm.func kernels in the gpu.module (gpu.kernel,
+            nvvm.kernel) on pointers;
+  sparse    cuSPARSE handles: a CSR or COO matrix A over fresh index
+            buffers (gpu.alloc, gpu.memset) and a values buffer, dense
+            vectors X and Y over buffers; gpu.spmv_buffer_size, a
+            gpu.alloc'ed scratch buffer and gpu.spmv (Y = A X + Y) right
+            away or statements later (with --control-flow, also inside
+            loops and branches below the block that made the handles); a
+            third of the handle sets have 4x4 dense matrices X and Y
+            instead, for gpu.spmm (Y = A X + Y) and gpu.sddmm (into A's
+            values), with their buffer-size queries; the handles are
+            destroyed at the end of their block;
+  async     `%t = async.execute { statements; async.yield }` (or a chain of
+            two, the second depending on the first) then `async.await %t`
+            of the last one, with at most fresh allocations in between (the
+            input stays free of races); later statements use the buffers of
+            the bodies. With --control-flow the ops go into loops and
+            branches, but their bodies hold no loops or branches
+            (-gpu-lower-to-nvvm-pipeline would make blocks of them, and the
+            region of async.execute has one block);
+  stack     memref.alloca buffers, used by copies, kernels and the host
+            (also made in async.execute bodies and, with --control-flow,
+            loop bodies); with --control-flow, a call of @stack_copy, which
+            copies its argument into a stack buffer of its own;
+  stream    (4 programs in 10) a caller's stream: an !llvm.ptr argument
+            %stream that the function hands its pending GPU work to with
+            `gpu.wait <%stream : !llvm.ptr>` just before the return (the
+            stream waits, the host does not);
+  barrier   kernels with gpu.barrier and workgroup memory (an attribution,
+            or gpu.dynamic_shared_memory through memref.view, launched with
+            dynamic_shared_memory_size) besides their argument effects.
+
 The checker does not trust the pass: it interprets the pass output as a
 program (scripts/async_region_interp.py) with concrete values for its i1 and
 index arguments (every combination, or --assignments random ones when there
@@ -33,9 +79,22 @@ may-alias buffer, at least one write):
   host -> any   always (the host runs in program order and issues GPU work).
 
 The function's return counts as a host access that reads and writes every
-memref argument (the caller may use them). Buffers: arguments may alias each
-other unless marked {llvm.noalias}, each execution of an allocation is a
-buffer of its own, and a view is its source buffer.
+memref argument (the caller may use them), made once the caller has
+synchronized the streams the function handed work to (what the host has
+waited for, plus what `gpu.wait [...] <%stream>` handed over); before it,
+the stack buffers die: a host write of each memref.alloca buffer with what
+the host has waited for alone (handing work to a stream does not keep the
+frame alive). A stack buffer made in an scf.for body or an async.execute
+body dies at the end of its iteration or body (both are automatic
+allocation scopes). Buffers: arguments may alias each other unless marked
+{llvm.noalias}, each execution of an allocation is a buffer of its own, and
+a view, or a pointer made from a buffer, is its source buffer. The bodies
+of async.execute run on host threads of their own: their host waits
+complete GPU work for that thread, which the function's thread sees only
+at the async.await (of the !async.token, or of an
+!async.value<!gpu.async.token> that the pass adds); sparse ops access the
+buffers of their handles (see scripts/async_region_interp.py for the
+model).
 
 The input program is interpreted the same way and must make the same
 accesses in the same order as the output (the pass adds tokens and waits; it
@@ -53,11 +112,16 @@ program's order of ops can run that later work first, so only what this
 figure misses is concurrency a pass could still gain); host syncs, and host
 syncs inside scf.for bodies per loop iteration. Without --control-flow and
 --noalias, a seed generates the same programs as before control flow was
-added (same extra ordered pairs and host syncs).
+added (same extra ordered pairs and host syncs); without --shapes, the same
+programs as before the shapes were added. The shapes run in every mode of
+the pass (--pass-args=-gpu-async-region=max-streams=N: 1, the default, one
+chain; 2 and 0, the dependence mode).
 
   scripts/async-region-oracle.py [-n 1000] [--seed 1] [--control-flow]
       [--noalias] [--assignments 16] [--pass-args=PIPELINE] [--run]
       [--keep FILE] [--drop-host-waits] [--drop-token-deps]
+      [--shapes LIST|all] [--compare-upstream [MLIR_OPT]]
+  scripts/async-region-oracle.py --check FILE... [--pass-args=PIPELINE]
 
 --drop-host-waits ignores the synchronous waits of the output, and
 --drop-token-deps the token operands of its GPU ops (a GPU op then waits
@@ -66,11 +130,34 @@ missing orderings. --run also lowers the output with
 -gpu-lower-to-nvvm-pipeline and runs it with mlir-runner and the checking GPU
 runtime (build/lib/libmlir_gpu_check_runtime.so), calling each program with
 each checked assignment (50 programs per process): no stream or
-event may leak or be misused. --keep writes the generated module to FILE,
-and each program that fails alone to FILE.pN.mlir.
+event may leak or be misused. Modules with async.execute are lowered further
+with the async dialect's passes (ASYNC_LOWERING) and run with the async
+runtime at -O0 (mlir-runner's default -O2 does not survive the coroutines);
+programs on a caller's stream get one from @main (mgpuStreamCreate,
+synchronized after each call, destroyed at the end, declared as llvm.func).
+--keep writes the generated module to FILE, and each program that fails
+alone to FILE.pN.mlir.
 
-Exits 1 on a violation, an invalid output, or a tool failure. Uses
-build/bin/mlir-opt, or $MLIR_OPT (e.g. Debian's, for the upstream pass).
+--compare-upstream also runs upstream's -gpu-async-region (Debian's mlir-opt:
+$UPSTREAM_MLIR_OPT or /usr/lib/llvm-23/bin/mlir-opt, or the one given) on
+the programs it can handle (not those on a caller's stream: upstream has no
+`gpu.wait <%s>`; nor those with gpu.spmm: upstream's pass makes an invalid
+gpu.spmm_buffer_size), isolating those its pass fails on, interprets its
+output the same way and prints one more line: programs compared and skipped
+(with the reasons), the violations of upstream's output under this model,
+and the conflicting pairs that upstream's output orders and the output
+checked does not, which must be 0.
+
+--check FILE... checks hand-written modules instead (reduced examples,
+regression tests): the pass runs on each file, and each public function but
+@main is checked like a generated program (i1 and index arguments take
+their values as in generated programs, !llvm.ptr arguments are caller
+streams; kernels of @blobs have the effects of OPAQUE_TABLE); one line per
+file.
+
+Exits 1 on a violation, an invalid output, a tool failure, or (with
+--compare-upstream) a pair that upstream orders and the output does not.
+Uses build/bin/mlir-opt, or $MLIR_OPT (e.g. Debian's, for the upstream pass).
 """
 
 import argparse
@@ -83,13 +170,22 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 from async_region_interp import (Interpreter, Unsupported, assignments,
-                                 check_trace)
+                                 check_trace, compare_traces)
 from mlir_generic_form import parse_generic
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MLIR_OPT = os.environ.get("MLIR_OPT",
                           os.path.join(ROOT, "build", "bin", "mlir-opt"))
 RUNTIME = os.path.join(ROOT, "build", "lib", "libmlir_gpu_check_runtime.so")
+LLVM_PREFIX = os.environ.get("LLVM_PREFIX", "/usr/lib/llvm-23")
+# Upstream's mlir-opt (Debian's), for --compare-upstream.
+UPSTREAM_MLIR_OPT = os.environ.get(
+    "UPSTREAM_MLIR_OPT", os.path.join(LLVM_PREFIX, "bin", "mlir-opt"))
+# The async dialect's lowering, after -gpu-lower-to-nvvm-pipeline, for
+# programs with async.execute (--run).
+ASYNC_LOWERING = ["-async-to-async-runtime", "-async-runtime-ref-counting",
+                  "-async-runtime-ref-counting-opt", "-convert-async-to-llvm",
+                  "-convert-to-llvm", "-reconcile-unrealized-casts"]
 MEMREF = "memref<16xf32>"
 BYTES = "memref<64xi8>"
 # Programs per mlir-runner process with --run.
@@ -136,6 +232,138 @@ def launch_text(k, a, b):
 
 
 # ---------------------------------------------------------------------------
+# Shapes (--shapes): more kinds of kernels and GPU ops.
+# ---------------------------------------------------------------------------
+
+SHAPES = ["pointer", "opaque", "sparse", "async", "stack", "stream",
+          "barrier"]
+INDICES = "memref<16xi32>"
+SCRATCH = "memref<?xi8>"
+# The type of each kind of kernel operand.
+OPERAND_TYPES = {"memref": MEMREF, "i64": "i64", "ptr": "!llvm.ptr"}
+
+# Pointer kernels (@kernels::@pkN): per argument, its kind and effect; i64
+# arguments are turned into pointers in the kernel (and offset by
+# llvm.getelementptr).
+POINTER_KERNELS = [(("ptr", "R"), ("ptr", "W")), (("ptr", "RW"),),
+                   (("i64", "W"), ("memref", "R")),
+                   (("i64", "R"), ("ptr", "RW")),
+                   (("memref", "W"), ("i64", "RW"))]
+# llvm.func kernels in the gpu.module (@kernels::@lkN): pointer arguments.
+LLVM_KERNELS = [(("ptr", "R"), ("ptr", "W")), (("ptr", "RW"),),
+                (("ptr", "W"), ("ptr", "R"))]
+# Kernels of a gpu.binary (@blobs::@okN): the pass cannot see their bodies;
+# the oracle knows their effects (OPAQUE_TABLE, given to the interpreter).
+BINARY_KERNELS = [(("memref", "R"), ("memref", "W")), (("i64", "RW"),),
+                  (("i64", "W"), ("memref", "R")),
+                  (("memref", "RW"), ("i64", "R"))]
+OPAQUE_TABLE = {f"@blobs::@ok{i}": [e for _, e in spec]
+                for i, spec in enumerate(BINARY_KERNELS)}
+# Kernels with gpu.barrier and workgroup memory (@kernels::@bkN): memref
+# arguments, and whether the kernel uses a workgroup attribution ("attr") or
+# dynamic shared memory ("dynamic", launched with
+# dynamic_shared_memory_size).
+BARRIER_KERNELS = [(("R", "W"), "attr"), (("RW",), "dynamic"),
+                   (("R", "RW"), "dynamic"), (("W", "R"), "attr")]
+WORKGROUP = "memref<16xf32, #gpu.address_space<workgroup>>"
+# A gpu.binary whose object the checking runtime loads without reading it.
+BINARY_TEXT = ('  gpu.binary @blobs [#gpu.object<#nvvm.target, '
+               '"opaque kernels">]\n')
+# The runtime functions @main calls for programs on a caller's stream.
+STREAM_DECLS = """  llvm.func @mgpuStreamCreate() -> !llvm.ptr
+  llvm.func @mgpuStreamSynchronize(!llvm.ptr)
+  llvm.func @mgpuStreamDestroy(!llvm.ptr)
+"""
+
+
+def pointer_kernel_text(index, spec):
+    body = ["      %c0 = arith.constant 0 : index",
+            "      %f = arith.constant 1.0 : f32"]
+    for arg, (kind, effect) in enumerate(spec):
+        a = f"%a{arg}"
+        if kind == "memref":
+            if "R" in effect:
+                body.append(f"      %v{arg} = memref.load {a}[%c0] : {MEMREF}")
+            if "W" in effect:
+                body.append(f"      memref.store %f, {a}[%c0] : {MEMREF}")
+            continue
+        if kind == "i64":
+            body.append(f"      %p{arg} = llvm.inttoptr {a} : i64 to "
+                        "!llvm.ptr")
+            body.append(f"      %q{arg} = llvm.getelementptr %p{arg}[1] : "
+                        "(!llvm.ptr) -> !llvm.ptr, f32")
+            a = f"%q{arg}"
+        if "R" in effect:
+            body.append(f"      %v{arg} = llvm.load {a} : !llvm.ptr -> f32")
+        if "W" in effect:
+            body.append(f"      llvm.store %f, {a} : f32, !llvm.ptr")
+    args = ", ".join(f"%a{i} : {OPERAND_TYPES[k]}"
+                     for i, (k, _) in enumerate(spec))
+    return (f"    gpu.func @pk{index}({args}) kernel {{\n" +
+            "\n".join(body) + "\n      gpu.return\n    }\n")
+
+
+def llvm_kernel_text(index, spec):
+    body = ["      %f = llvm.mlir.constant(1.0 : f32) : f32"]
+    for arg, (_, effect) in enumerate(spec):
+        if "R" in effect:
+            body.append(f"      %v{arg} = llvm.load %a{arg} : !llvm.ptr -> "
+                        "f32")
+        if "W" in effect:
+            body.append(f"      llvm.store %f, %a{arg} : f32, !llvm.ptr")
+    args = ", ".join(f"%a{i} : !llvm.ptr" for i in range(len(spec)))
+    return (f"    llvm.func @lk{index}({args}) attributes {{gpu.kernel, "
+            f"nvvm.kernel}} {{\n" + "\n".join(body) +
+            "\n      llvm.return\n    }\n")
+
+
+def barrier_kernel_text(index, effects, memory):
+    """A kernel that stages its first argument through workgroup memory
+    (stored, gpu.barrier, loaded back) besides its argument effects."""
+    body = ["      %c0 = arith.constant 0 : index",
+            "      %f = arith.constant 1.0 : f32"]
+    attribution = ""
+    if memory == "attr":
+        attribution = f" workgroup(%w : {WORKGROUP})"
+    else:
+        body += ["      %d = gpu.dynamic_shared_memory : memref<?xi8, "
+                 "#gpu.address_space<workgroup>>",
+                 "      %w = memref.view %d[%c0][] : memref<?xi8, "
+                 f"#gpu.address_space<workgroup>> to {WORKGROUP}"]
+    body += [f"      memref.store %f, %w[%c0] : {WORKGROUP}",
+             "      gpu.barrier",
+             f"      %s = memref.load %w[%c0] : {WORKGROUP}"]
+    for arg, effect in enumerate(effects):
+        if "R" in effect:
+            body.append(f"      %v{arg} = memref.load %a{arg}[%c0] : {MEMREF}")
+        if "W" in effect:
+            body.append(f"      memref.store %s, %a{arg}[%c0] : {MEMREF}")
+    body.append("      gpu.barrier")
+    args = ", ".join(f"%a{i} : {MEMREF}" for i in range(len(effects)))
+    return (f"    gpu.func @bk{index}({args}){attribution} kernel {{\n" +
+            "\n".join(body) + "\n      gpu.return\n    }\n")
+
+
+def shape_kernels_text():
+    """The kernels of the shapes, for the gpu.module @kernels."""
+    return ("".join(pointer_kernel_text(i, s)
+                    for i, s in enumerate(POINTER_KERNELS)) +
+            "".join(llvm_kernel_text(i, s)
+                    for i, s in enumerate(LLVM_KERNELS)) +
+            "".join(barrier_kernel_text(i, e, m)
+                    for i, (e, m) in enumerate(BARRIER_KERNELS)))
+
+
+def kernel_launch(kernel, operands, smem=False):
+    """gpu.launch_func of `kernel` ('@kernels::@pk0') with (value, type)
+    operands."""
+    args = ", ".join(f"{v} : {t}" for v, t in operands)
+    size = " dynamic_shared_memory_size %ksmem" if smem else ""
+    return (f"gpu.launch_func {kernel} blocks in (%c1, %c1, %c1) threads in "
+            f"(%c1, %c1, %c1){size} args({args})")
+
+
+# ---------------------------------------------------------------------------
 # Generators
 # ---------------------------------------------------------------------------
 
@@ -143,38 +371,66 @@ class Program:
     """A straight-line program: one function over 1-3 memref arguments
     (marked {llvm.noalias} with `noalias`) and the buffers it allocates.
     (Kept as it was before control flow, so that a seed gives the same
-    programs and figures as before.)"""
+    programs and figures as before; `shapes` adds statement kinds, see
+    SHAPES, and with "stream" a caller's stream argument.)"""
 
-    def __init__(self, rng, index, noalias=False):
+    def __init__(self, rng, index, noalias=False, shapes=()):
         self.rng = rng
         self.index = index
+        self.name = f"@p{index}"
         self.noalias = noalias
+        self.shapes = set(shapes)
         self.lines = []
         self.nargs = rng.randint(1, 3)
         self.args = [f"%arg{i}" for i in range(self.nargs)]
         self.gpu_buffers = []
         self.host_buffers = []
+        self.stack_buffers = []
         self.counter = 0
         # Scalar (i1, index) arguments and the values they are checked with.
         self.scalars = []
         self.assignments = [()]
+        # A caller's stream: an !llvm.ptr argument the function hands its
+        # pending GPU work to (`gpu.wait <%stream>`) before it returns.
+        self.stream = "stream" in self.shapes and rng.random() < 0.4
+        # Pointers made from buffers: (buffer, "i64"/"ptr") -> value.
+        self.pointers = {}
+        # Sparse handle sets created and not destroyed yet.
+        self.sparse = []
+        self.extra_indent = ""
+        # Whether statements run in an async.execute body.
+        self.in_async = False
 
     def fresh(self):
         self.counter += 1
         return f"%b{self.counter}"
 
     def op(self, line):
-        self.lines.append("    " + line)
+        self.lines.append("    " + self.extra_indent + line)
 
     def device_buffer(self):
-        return self.rng.choice(self.args + self.gpu_buffers)
+        return self.rng.choice(self.args + self.gpu_buffers +
+                               self.stack_buffers)
 
     def any_buffer(self):
         return self.rng.choice(self.args + self.gpu_buffers +
-                               self.host_buffers)
+                               self.host_buffers + self.stack_buffers)
 
     def host_buffer(self):
-        return self.rng.choice(self.args + self.host_buffers)
+        return self.rng.choice(self.args + self.host_buffers +
+                               self.stack_buffers)
+
+    def shape_kinds(self):
+        """The statement kinds of the enabled shapes, with their weights
+        (small: the old kinds dominate)."""
+        kinds = {"pointer_launch": 1.5 * ("pointer" in self.shapes),
+                 "opaque_launch": 1.5 * ("opaque" in self.shapes),
+                 "sparse": 1.5 * ("sparse" in self.shapes),
+                 "async": 1.5 * ("async" in self.shapes and
+                                 not self.in_async),
+                 "alloca": 1 * ("stack" in self.shapes),
+                 "barrier_launch": 1 * ("barrier" in self.shapes)}
+        return [(k, w) for k, w in kinds.items() if w]
 
     def generate(self):
         rng = self.rng
@@ -182,40 +438,236 @@ class Program:
             b = self.fresh()
             self.op(f"{b} = gpu.alloc () : {MEMREF}")
             self.gpu_buffers.append(b)
+        names = ["launch", "memcpy", "memset", "load", "store", "host_alloc",
+                 "gpu_alloc"]
+        weights = [6, 3, 2, 2, 2, 2, 1]
+        for kind, weight in self.shape_kinds():
+            names.append(kind)
+            weights.append(weight)
         for _ in range(rng.randint(4, 16)):
-            kind = rng.choices(
-                ["launch", "memcpy", "memset", "load", "store", "host_alloc",
-                 "gpu_alloc"], weights=[6, 3, 2, 2, 2, 2, 1])[0]
-            if kind == "launch":
-                k = rng.randrange(len(KERNELS))
-                a, b = self.device_buffer(), self.device_buffer()
-                self.op(launch_text(k, a, b))
-            elif kind == "memcpy":
-                dst, src = self.any_buffer(), self.any_buffer()
-                if dst == src:
-                    continue
-                self.op(f"gpu.memcpy {dst}, {src} : {MEMREF}, {MEMREF}")
-            elif kind == "memset":
-                dst = self.device_buffer()
-                self.op(f"gpu.memset {dst}, %f : {MEMREF}, f32")
-            elif kind == "load":
-                b = self.host_buffer()
-                self.op(f"%{self.fresh()[1:]} = memref.load {b}[%c0] : "
-                        f"{MEMREF}")
-            elif kind == "store":
-                b = self.host_buffer()
-                self.op(f"memref.store %f, {b}[%c0] : {MEMREF}")
-            elif kind == "host_alloc":
-                b = self.fresh()
-                self.op(f"{b} = memref.alloc() : {MEMREF}")
-                self.host_buffers.append(b)
-            elif kind == "gpu_alloc":
-                b = self.fresh()
-                self.op(f"{b} = gpu.alloc () : {MEMREF}")
-                self.gpu_buffers.append(b)
+            kind = rng.choices(names, weights=weights)[0]
+            self.statement(kind)
+        while self.sparse:
+            self.sparse_flush(self.sparse.pop(0))
         for b in self.gpu_buffers:
             if rng.random() < 0.5:
                 self.op(f"gpu.dealloc {b} : {MEMREF}")
+
+    def statement(self, kind):
+        """Appends a statement of `kind` (a name of generate's list)."""
+        rng = self.rng
+        if kind == "launch":
+            k = rng.randrange(len(KERNELS))
+            a, b = self.device_buffer(), self.device_buffer()
+            self.op(launch_text(k, a, b))
+        elif kind == "memcpy":
+            dst, src = self.any_buffer(), self.any_buffer()
+            if dst == src:
+                return
+            self.op(f"gpu.memcpy {dst}, {src} : {MEMREF}, {MEMREF}")
+        elif kind == "memset":
+            dst = self.device_buffer()
+            self.op(f"gpu.memset {dst}, %f : {MEMREF}, f32")
+        elif kind == "load":
+            b = self.host_buffer()
+            self.op(f"%{self.fresh()[1:]} = memref.load {b}[%c0] : "
+                    f"{MEMREF}")
+        elif kind == "store":
+            b = self.host_buffer()
+            self.op(f"memref.store %f, {b}[%c0] : {MEMREF}")
+        elif kind == "host_alloc":
+            b = self.fresh()
+            self.op(f"{b} = memref.alloc() : {MEMREF}")
+            self.host_buffers.append(b)
+        elif kind == "gpu_alloc":
+            b = self.fresh()
+            self.op(f"{b} = gpu.alloc () : {MEMREF}")
+            self.gpu_buffers.append(b)
+        elif kind == "alloca":
+            b = self.fresh()
+            self.op(f"{b} = memref.alloca() : {MEMREF}")
+            self.stack_buffers.append(b)
+        elif kind in ("pointer_launch", "opaque_launch", "barrier_launch"):
+            self.shape_launch(kind, lambda write: self.device_buffer(),
+                              self.pointers)
+        elif kind == "sparse":
+            if self.sparse and rng.random() < 0.6:
+                self.spmv(rng.choice(self.sparse))
+            else:
+                handles = self.sparse_create(
+                    lambda write: self.device_buffer())
+                if handles:
+                    self.sparse.append(handles)
+                    if rng.random() < 0.4:
+                        self.spmv(handles)
+        elif kind == "async":
+            self.gen_async_straight()
+
+    # Shapes, shared with ControlFlowProgram ------------------------------
+
+    def pointer(self, buffer, kind, cache):
+        """The value of kind "memref", "i64" or "ptr" that points to
+        `buffer`: the buffer itself, or a pointer made from it (reused from
+        `cache` half of the time). Returns (value, type)."""
+        if kind == "memref":
+            return buffer, MEMREF
+        if (buffer, kind) in cache and self.rng.random() < 0.5:
+            return cache[(buffer, kind)], OPERAND_TYPES[kind]
+        n = self.fresh()[2:]
+        if kind == "ptr" and (buffer, "i64") in cache and \
+                self.rng.random() < 0.5:
+            self.op(f"%pp{n} = llvm.inttoptr {cache[(buffer, 'i64')]} : i64 "
+                    "to !llvm.ptr")
+            cache[(buffer, "ptr")] = f"%pp{n}"
+            return f"%pp{n}", "!llvm.ptr"
+        self.op(f"%pi{n} = memref.extract_aligned_pointer_as_index {buffer} : "
+                f"{MEMREF} -> index")
+        self.op(f"%pl{n} = arith.index_cast %pi{n} : index to i64")
+        cache[(buffer, "i64")] = f"%pl{n}"
+        if kind == "i64":
+            return f"%pl{n}", "i64"
+        self.op(f"%pp{n} = llvm.inttoptr %pl{n} : i64 to !llvm.ptr")
+        cache[(buffer, "ptr")] = f"%pp{n}"
+        return f"%pp{n}", "!llvm.ptr"
+
+    def shape_launch(self, kind, pick, cache):
+        """A launch of a pointer kernel, an opaque kernel (of the gpu.binary
+        or an llvm.func) or a barrier kernel; pick(write) returns a buffer
+        the GPU may access (and write), or None."""
+        rng = self.rng
+        smem = False
+        if kind == "pointer_launch":
+            k = rng.randrange(len(POINTER_KERNELS))
+            kernel, spec = f"@kernels::@pk{k}", POINTER_KERNELS[k]
+        elif kind == "opaque_launch" and rng.random() < 0.5:
+            k = rng.randrange(len(BINARY_KERNELS))
+            kernel, spec = f"@blobs::@ok{k}", BINARY_KERNELS[k]
+        elif kind == "opaque_launch":
+            k = rng.randrange(len(LLVM_KERNELS))
+            kernel, spec = f"@kernels::@lk{k}", LLVM_KERNELS[k]
+        else:
+            k = rng.randrange(len(BARRIER_KERNELS))
+            effects, memory = BARRIER_KERNELS[k]
+            kernel = f"@kernels::@bk{k}"
+            spec = [("memref", e) for e in effects]
+            smem = memory == "dynamic"
+        buffers = [pick("W" in effect) for _, effect in spec]
+        if None in buffers:
+            return
+        operands = [self.pointer(b, k, cache)
+                    for b, (k, _) in zip(buffers, spec)]
+        self.op(kernel_launch(kernel, operands, smem))
+
+    def sparse_create(self, pick):
+        """Sparse handles: a CSR or COO matrix A over fresh index buffers and
+        a values buffer, and X and Y over buffers: dense vectors (for
+        gpu.spmv) or, a third of the time, 4x4 dense matrices (for gpu.spmm
+        and gpu.sddmm). Returns a dict, or None if there are no buffers to
+        use."""
+        rng = self.rng
+        values, x, y = pick(False), pick(False), pick(True)
+        if not (values and x and y):
+            return None
+        n = self.fresh()[2:]
+        h = {"n": n, "indices": f"%ix{n}", "A": f"%sa{n}", "X": f"%sx{n}",
+             "Y": f"%sy{n}", "values": values, "y": y, "used": False,
+             "matrix": rng.random() < 0.35}
+        self.op(f"{h['indices']} = gpu.alloc () : {INDICES}")
+        self.op(f"gpu.memset {h['indices']}, %k1i : {INDICES}, i32")
+        form = rng.choice(["csr", "coo"])
+        self.op(f"{h['A']} = gpu.create_{form} %k4, %k4, %k4, "
+                f"{h['indices']}, {h['indices']}, {values} : {INDICES}, "
+                f"{INDICES}, {MEMREF}")
+        dims = ("%k4, %k4 : index, index" if h["matrix"]
+                else "%k16 : index")
+        for handle, buffer in (("X", x), ("Y", y)):
+            self.op(f"{h[handle]} = gpu.create_dn_tensor {buffer}, {dims} "
+                    f"into {MEMREF}")
+        return h
+
+    @staticmethod
+    def sparse_ops(h, writable):
+        """The operations handle set h allows where writable(buffer) says
+        which buffers may be written: "spmv" or "spmm" (write Y), "sddmm"
+        (writes A's values)."""
+        if not h:
+            return []
+        ops = [("spmm" if h["matrix"] else "spmv")] * writable(h["y"])
+        return ops + ["sddmm"] * (h["matrix"] and writable(h["values"]))
+
+    def spmv(self, h, writable=lambda buffer: True):
+        """An operation on handle set h (Y = A X + Y, or for matrices
+        sometimes C = X Y restricted to A's pattern, into A's values), with a
+        scratch buffer of the size cuSPARSE asks for."""
+        ops = self.sparse_ops(h, writable)
+        if not ops:
+            return
+        op = self.rng.choice(ops)
+        n = self.fresh()[2:]
+        operands = (f"{h['X']}, {h['Y']}, {h['A']}" if op == "sddmm"
+                    else f"{h['A']}, {h['X']}, {h['Y']}")
+        size_type = " : index" if op == "spmm" else ""
+        self.op(f"%sz{n} = gpu.{op}_buffer_size {operands}{size_type} into "
+                "f32")
+        self.op(f"%scr{n} = gpu.alloc (%sz{n}) : {SCRATCH}")
+        self.op(f"gpu.{op} {operands}, %scr{n} : {SCRATCH} into f32")
+        self.op(f"gpu.dealloc %scr{n} : {SCRATCH}")
+        h["used"] = True
+
+    def sparse_flush(self, h):
+        """Destroys a handle set (after one operation if it had none)."""
+        if not h:
+            return
+        if not h["used"]:
+            self.spmv(h)
+        self.op(f"gpu.destroy_dn_tensor {h['X']}")
+        self.op(f"gpu.destroy_dn_tensor {h['Y']}")
+        self.op(f"gpu.destroy_sp_mat {h['A']}")
+        self.op(f"gpu.dealloc {h['indices']} : {INDICES}")
+
+    def gen_async_straight(self):
+        """One or two async.execute ops (the second depending on the first)
+        whose bodies make 1-3 GPU or host accesses, then maybe fresh
+        allocations, then an await of the last one."""
+        rng = self.rng
+        tokens = []
+        saved = self.pointers
+        for _ in range(1 if rng.random() < 0.7 else 2):
+            t = f"%at{self.fresh()[2:]}"
+            deps = f" [{tokens[-1]}]" if tokens else ""
+            self.op(f"{t} = async.execute{deps} {{")
+            self.extra_indent += "  "
+            self.in_async = True
+            # Values made in the body are not visible after it.
+            self.pointers = dict(saved)
+            sparse = self.sparse
+            self.sparse = list(sparse)
+            stack = self.stack_buffers
+            self.stack_buffers = list(stack)
+            # Statements on the buffers so far (allocations other than
+            # stack ones would be visible only in the body).
+            names = ["launch", "memcpy", "memset", "load", "store"]
+            weights = [6, 3, 2, 2, 2]
+            for kind, weight in self.shape_kinds():
+                names.append(kind)
+                weights.append(weight)
+            for _ in range(rng.randint(1, 3)):
+                self.statement(rng.choices(names, weights=weights)[0])
+            for h in self.sparse:
+                if h not in sparse:
+                    self.sparse_flush(h)
+            self.sparse = sparse
+            self.stack_buffers = stack
+            self.op("async.yield")
+            self.in_async = False
+            self.extra_indent = self.extra_indent[:-2]
+            self.op("}")
+            tokens.append(t)
+        self.pointers = saved
+        # Nothing that conflicts with the bodies until the await.
+        for _ in range(rng.choice([0, 0, 1, 2])):
+            self.statement(rng.choice(["host_alloc", "gpu_alloc"]))
+        self.op(f"async.await {tokens[-1]} : !async.token")
 
     def memref_args(self):
         """(name, type) of the memref arguments."""
@@ -225,16 +677,29 @@ class Program:
         attr = " {llvm.noalias}" if self.noalias else ""
         args = [f"{a} : {t}{attr}" for a, t in self.memref_args()]
         args += [f"{a} : {t}" for a, t in self.scalars]
+        if self.stream:
+            args.append("%stream : !llvm.ptr")
         return ", ".join(args)
 
     def prologue(self):
         return ("    %c0 = arith.constant 0 : index\n"
                 "    %c1 = arith.constant 1 : index\n"
-                "    %f = arith.constant 1.0 : f32\n")
+                "    %f = arith.constant 1.0 : f32\n") + self.shape_prologue()
+
+    def shape_prologue(self):
+        """The constants the shapes use."""
+        if not self.shapes:
+            return ""
+        return ("    %k4 = arith.constant 4 : index\n"
+                "    %k16 = arith.constant 16 : index\n"
+                "    %k1i = arith.constant 1 : i32\n"
+                "    %ksmem = arith.constant 64 : i32\n")
 
     def text(self):
+        handover = ("\n    gpu.wait <%stream : !llvm.ptr>" if self.stream
+                    else "")
         return (f"  func.func @p{self.index}({self.signature()}) {{\n" +
-                self.prologue() + "\n".join(self.lines) +
+                self.prologue() + "\n".join(self.lines) + handover +
                 "\n    return\n  }\n")
 
 
@@ -266,10 +731,26 @@ class Scope:
         # The newest view or selected buffer: picked more often, so that
         # most of them are used.
         self.prefer = None
+        # Shapes: whether the region is (in) an async.execute body; the
+        # pointers made from buffers; the sparse handle sets visible here
+        # and those created here (destroyed at the end of the block); the
+        # GPU buffers allocated in the block (freed at its end).
+        self.in_async = False
+        self.pointers = {}
+        self.sparse = []
+        self.own_sparse = []
+        self.allocated = []
 
     def child(self, read_only=False):
-        return Scope(self.entries, self.conds, self.indices, self.depth + 1,
-                     read_only)
+        scope = Scope(self.entries, self.conds, self.indices, self.depth + 1,
+                      read_only)
+        scope.in_async = self.in_async
+        scope.pointers = dict(self.pointers)
+        scope.sparse = list(self.sparse)
+        return scope
+
+    def writable(self, name):
+        return any(e.name == name and e.writable for e in self.entries)
 
     def add(self, entry, prefer=False):
         self.entries.append(entry)
@@ -295,8 +776,8 @@ class ControlFlowProgram(Program):
 
     MAX_DEPTH = 2
 
-    def __init__(self, rng, index, noalias=False):
-        super().__init__(rng, index, noalias)
+    def __init__(self, rng, index, noalias=False, shapes=()):
+        super().__init__(rng, index, noalias, shapes)
         self.raw_arg = "%bytes" if rng.random() < 0.3 else None
         self.scalars = [(f"%cond{i}", "i1")
                         for i in range(rng.randint(1, 2))]
@@ -313,7 +794,7 @@ class ControlFlowProgram(Program):
                 "    %c1 = arith.constant 1 : index\n"
                 "    %c2 = arith.constant 2 : index\n"
                 "    %c3 = arith.constant 3 : index\n"
-                "    %f = arith.constant 1.0 : f32\n")
+                "    %f = arith.constant 1.0 : f32\n") + self.shape_prologue()
 
     def op(self, line):
         self.lines.append("  " * self.indent + line)
@@ -342,7 +823,21 @@ class ControlFlowProgram(Program):
                  "switch": nested * bool(scope.indices), "select": 1,
                  "swap_loop": nested, "while": nested,
                  "execute_region": nested}
+        if self.shapes:
+            shape_kinds = {
+                "pointer_launch": 1.5 * ("pointer" in self.shapes),
+                "opaque_launch": 1.5 * ("opaque" in self.shapes),
+                "sparse": 1.5 * ("sparse" in self.shapes),
+                "async": 1.5 * ("async" in self.shapes and nested and
+                                not scope.in_async),
+                "alloca": 1 * ("stack" in self.shapes),
+                "barrier_launch": 1 * ("barrier" in self.shapes),
+                "shape_call": 0.5 * bool(self.shapes & {"pointer", "stack"})}
+            kinds.update((k, w) for k, w in shape_kinds.items() if w)
+            if scope.in_async:
+                kinds["select"] = 0
         names = list(kinds)
+        scope.allocated = allocated
         for _ in range(count):
             kind = rng.choices(names, weights=[kinds[k] for k in names])[0]
             if kind == "gpu_alloc":
@@ -351,6 +846,8 @@ class ControlFlowProgram(Program):
                 self.alloc(scope, gpu=False)
             else:
                 getattr(self, "gen_" + kind)(scope)
+        for h in scope.own_sparse:
+            self.sparse_flush(h)
         for name in allocated:
             if name and rng.random() < 0.5:
                 raw = any(e.raw for e in scope.entries if e.name == name)
@@ -366,6 +863,83 @@ class ControlFlowProgram(Program):
                 else f"{b} = memref.alloc() : {ty}")
         scope.add(Entry(b, gpu, not gpu, raw=raw))
         return b if gpu else None
+
+    def picker(self, scope):
+        """pick(write) for the shapes: a buffer the GPU may access (and
+        write) in `scope`, or None."""
+        def pick(write):
+            e = scope.pick(self.rng, dev=True, write=write)
+            return e.name if e else None
+        return pick
+
+    def gen_pointer_launch(self, scope):
+        self.shape_launch("pointer_launch", self.picker(scope), scope.pointers)
+
+    def gen_opaque_launch(self, scope):
+        self.shape_launch("opaque_launch", self.picker(scope), scope.pointers)
+
+    def gen_barrier_launch(self, scope):
+        self.shape_launch("barrier_launch", self.picker(scope), scope.pointers)
+
+    def gen_alloca(self, scope):
+        b = self.fresh()
+        self.op(f"{b} = memref.alloca() : {MEMREF}")
+        scope.add(Entry(b, True, True))
+
+    def gen_sparse(self, scope):
+        """An operation on sparse handles made earlier (maybe outside the
+        region), or new handles (destroyed at the end of the block)."""
+        usable = [h for h in scope.sparse
+                  if self.sparse_ops(h, scope.writable)]
+        if usable and self.rng.random() < 0.6:
+            self.spmv(self.rng.choice(usable), scope.writable)
+            return
+        h = self.sparse_create(self.picker(scope))
+        if h:
+            scope.sparse.append(h)
+            scope.own_sparse.append(h)
+            if self.rng.random() < 0.4:
+                self.spmv(h)
+
+    def gen_shape_call(self, scope):
+        """A call of a function that launches a pointer kernel on its
+        argument, or copies it into a stack buffer of its own."""
+        names = ([("kick", True)] if "pointer" in self.shapes else []) + \
+            ([("stack_copy", False)] if "stack" in self.shapes else [])
+        name, write = self.rng.choice(names)
+        b = scope.pick(self.rng, dev=True, write=write)
+        if b:
+            self.op(f"func.call @{name}({b.name}) : ({MEMREF}) -> ()")
+
+    def gen_async(self, scope):
+        """One or two async.execute ops (the second depending on the first)
+        with a block of statements each, then maybe fresh allocations, then
+        an await of the last one."""
+        rng = self.rng
+        tokens = []
+        for _ in range(1 if rng.random() < 0.7 else 2):
+            t = f"%at{self.fresh()[2:]}"
+            deps = f" [{tokens[-1]}]" if tokens else ""
+            self.op(f"{t} = async.execute{deps} {{")
+            self.indent += 1
+            # No loops or branches in the body: -gpu-lower-to-nvvm-pipeline
+            # lowers them to blocks before the async lowering, and the
+            # region of async.execute has one block.
+            body = scope.child()
+            body.in_async = True
+            body.depth = self.MAX_DEPTH
+            self.block(body, rng.randint(1, 3))
+            self.op("async.yield")
+            self.indent -= 1
+            self.op("}")
+            tokens.append(t)
+        # Nothing that conflicts with the bodies until the await.
+        for _ in range(rng.choice([0, 0, 1, 2])):
+            gpu = rng.random() < 0.5
+            b = self.alloc(scope, gpu=gpu)
+            if gpu:
+                scope.allocated.append(b)
+        self.op(f"async.await {tokens[-1]} : !async.token")
 
     def gen_launch(self, scope):
         k = self.rng.randrange(len(KERNELS))
@@ -593,6 +1167,13 @@ def main_function(programs):
                   "    %false = arith.constant false",
                   "    %true = arith.constant true"]
         lines += [f"    %i{v} = arith.constant {v} : index" for v in range(4)]
+    # A caller's stream for the programs that hand work over to one: each
+    # call is followed by a synchronization of the stream (the caller's
+    # side of the hand-over).
+    streams = any(p.stream for p in programs)
+    if streams:
+        lines.append("    %stream = llvm.call @mgpuStreamCreate() : () -> "
+                     "!llvm.ptr")
     for p in programs:
         operands = [f"%buf{i}" for i in range(p.nargs)]
         types = [MEMREF] * p.nargs + [t for _, t in p.memref_args()[p.nargs:]]
@@ -601,17 +1182,48 @@ def main_function(programs):
         for values in p.assignments:
             scalars = [("%true" if v else "%false") if isinstance(v, bool)
                        else f"%i{v}" for v in values]
+            stream = ["%stream"] if p.stream else []
             lines.append(f"    func.call @p{p.index}("
-                         f"{', '.join(operands + scalars)}) : "
-                         f"({', '.join(types)}) -> ()")
+                         f"{', '.join(operands + scalars + stream)}) : "
+                         f"({', '.join(types + ['!llvm.ptr'] * p.stream)}) "
+                         "-> ()")
+            if p.stream:
+                lines.append("    llvm.call @mgpuStreamSynchronize(%stream) "
+                             ": (!llvm.ptr) -> ()")
+    if streams:
+        lines.append("    llvm.call @mgpuStreamDestroy(%stream) : "
+                     "(!llvm.ptr) -> ()")
     return "\n".join(lines) + "\n    return\n  }\n"
 
 
-def module_text(programs, control_flow):
+# Host functions with shapes: a pointer kernel launched on the argument, a
+# copy of the argument into a stack buffer of the callee.
+SHAPE_FUNCTIONS = f"""  func.func private @kick(%m : {MEMREF}) {{
+    %c1 = arith.constant 1 : index
+    %x = memref.extract_aligned_pointer_as_index %m : {MEMREF} -> index
+    %i = arith.index_cast %x : index to i64
+    %p = llvm.inttoptr %i : i64 to !llvm.ptr
+    {kernel_launch("@kernels::@pk1", [("%p", "!llvm.ptr")])}
+    return
+  }}
+  func.func private @stack_copy(%m : {MEMREF}) {{
+    %s = memref.alloca() : {MEMREF}
+    gpu.memcpy %s, %m : {MEMREF}, {MEMREF}
+    return
+  }}
+"""
+
+
+def module_text(programs, control_flow, shapes=()):
     kernels = "".join(kernel_text(i, e) for i, e in enumerate(KERNELS))
+    if shapes:
+        kernels += shape_kernels_text()
     return ("module attributes {gpu.container_module} {\n"
             "  gpu.module @kernels {\n" + kernels + "  }\n" +
+            (BINARY_TEXT if shapes else "") +
+            (STREAM_DECLS if any(p.stream for p in programs) else "") +
             (HOST_FUNCTIONS if control_flow else "") +
+            (SHAPE_FUNCTIONS if control_flow and shapes else "") +
             "".join(p.text() for p in programs) + main_function(programs) +
             "}\n")
 
@@ -635,15 +1247,17 @@ def tool(cmd, text):
     return True, run.stdout, run.stderr
 
 
-def transform(programs, args):
-    """Runs the pass on a module of `programs` and verifies its output again.
-    Returns (ok, generic output, message)."""
-    text = module_text(programs, args.control_flow)
-    ok, out, msg = tool([MLIR_OPT, *args.pass_args.split(),
+def transform(programs, args, opt=None, pass_args=None):
+    """Runs the pass on a module of `programs` and verifies its output again
+    (with `opt` and `pass_args`: another mlir-opt, e.g. upstream's, and its
+    pipeline). Returns (ok, generic output, message)."""
+    opt = opt or MLIR_OPT
+    text = module_text(programs, args.control_flow, args.shapes)
+    ok, out, msg = tool([opt, *(pass_args or args.pass_args).split(),
                          "-mlir-print-op-generic"], text)
     if not ok:
         return False, "", f"the pass failed: {msg}"
-    ok, _, vmsg = tool([MLIR_OPT], out)
+    ok, _, vmsg = tool([opt], out)
     if not ok:
         return False, "", f"the output does not verify: {vmsg}"
     return True, out, msg
@@ -655,7 +1269,7 @@ def bisect(programs, attempt, state):
     for the parts that passed; appends (program, message) to state["failed"]
     and counts programs left unchecked (after MAX_ISOLATED failures) in
     state["unchecked"]."""
-    if len(state["failed"]) >= MAX_ISOLATED:
+    if len(state["failed"]) >= state.get("max", MAX_ISOLATED):
         state["unchecked"] += len(programs)
         return []
     ok, value, message = attempt(programs)
@@ -674,8 +1288,7 @@ def run_checked(programs, args):
     """Runs the pass on `programs`, lowers the output and runs it with the
     checking runtime. Returns (ok, (exit status, violations, streams
     created) or None, message)."""
-    runner = os.path.join(os.environ.get("LLVM_PREFIX", "/usr/lib/llvm-23"),
-                          "bin", "mlir-runner")
+    runner = os.path.join(LLVM_PREFIX, "bin", "mlir-runner")
     ok, out, msg = transform(programs, args)
     if not ok:
         return False, None, msg
@@ -683,10 +1296,20 @@ def run_checked(programs, args):
         [MLIR_OPT, "-gpu-lower-to-nvvm-pipeline=cubin-format=isa"], out)
     if not ok:
         return False, None, f"lowering failed: {msg}"
+    options = []
+    if '"async.' in out:
+        # async.execute bodies become coroutines run by the async runtime
+        # (as in Integration/GPU/Check/region-tokens.mlir); -O0 as
+        # upstream's async integration tests: the coroutine lowering does
+        # not survive mlir-runner's default optimization.
+        ok, lowered, msg = tool([MLIR_OPT, *ASYNC_LOWERING], lowered)
+        if not ok:
+            return False, None, f"lowering async failed: {msg}"
+        options = ["-O0", f"--shared-libs={async_runtime()}"]
     try:
         run = subprocess.run([runner, "--entry-point-result=void",
-                              f"--shared-libs={RUNTIME}"], input=lowered,
-                             capture_output=True, text=True)
+                              f"--shared-libs={RUNTIME}", *options],
+                             input=lowered, capture_output=True, text=True)
     except OSError as e:
         return False, None, f"cannot run {runner}: {e}"
     match = re.search(r"gpu-check: (\d+) violation", run.stderr)
@@ -700,6 +1323,13 @@ def run_checked(programs, args):
                               f"{stats[1] if match else '?'} violation(s)\n"
                               f"{errors[-1500:]}")
     return True, stats, ""
+
+
+def async_runtime():
+    """libmlir_async_runtime.so: the build's, or the packages'."""
+    built = os.path.join(ROOT, "build", "lib", "libmlir_async_runtime.so")
+    return built if os.path.exists(built) else os.path.join(
+        LLVM_PREFIX, "lib", "libmlir_async_runtime.so")
 
 
 def run_all(programs, args, totals):
@@ -754,17 +1384,30 @@ class Totals:
         self.syncs = 0
         self.loop_syncs = 0
         self.iterations = 0
-        # (program, "invalid" / "violation" / "run", message): reported,
-        # and kept with --keep.
+        # (program, "invalid" / "violation" / "run" / "upstream",
+        # message): reported, and kept with --keep.
         self.bad_programs = []
+        # --compare-upstream: programs compared, skipped (upstream cannot
+        # parse them; upstream's pass or verifier failed; its output is not
+        # interpretable or makes other accesses), executions compared,
+        # upstream's violations, required pairs upstream orders and the
+        # series does not.
+        self.up_programs = 0
+        self.up_skipped = {}
+        self.up_executions = 0
+        self.up_violations = 0
+        self.up_lost = 0
 
 
-def check_program(p, before, after, args, totals):
+def check_program(p, before, after, args, totals, upstream=None):
     """Checks program p: interprets its input (`before`) and the pass output
     (`after`) for each assignment, compares their accesses, and checks the
-    output's trace."""
-    name = f"@p{p.index}"
+    output's trace. With `upstream` (an Interpreter of upstream's output),
+    also checks upstream's trace and compares it with the output's
+    (compare_upstream)."""
+    name = p.name
     messages = []
+    up_messages = []
     for values in p.assignments:
         label = ", ".join(f"{s}={str(v).lower()}"
                           for (s, _), v in zip(p.scalars, values))
@@ -814,15 +1457,59 @@ def check_program(p, before, after, args, totals):
             messages.append(
                 f"violation: {where}: {spec.instances[x].describe()} is not "
                 f"ordered before {spec.instances[y].describe()}")
+        if upstream is not None:
+            if not compare_upstream(p, values, where, spec, trace, upstream,
+                                    totals, up_messages):
+                upstream = None
+    if upstream is not None:
+        totals.up_programs += 1
     if messages:
         totals.bad_programs.append((p, "violation", "\n".join(messages[:3])))
+    if up_messages:
+        totals.bad_programs.append((p, "upstream",
+                                    "\n".join(up_messages[:3])))
+
+
+def compare_upstream(p, values, where, spec, trace, upstream, totals,
+                     messages):
+    """Interprets upstream's output of program p for one assignment, counts
+    its violations and the conflicting pairs that it orders and `trace` (the
+    series' output) does not; appends a message for each such pair, and for
+    each of upstream's violations, to `messages`. Returns False if upstream's
+    output cannot be compared (the program is then counted as skipped)."""
+    name = p.name
+
+    def skip(reason):
+        totals.up_skipped[reason] = totals.up_skipped.get(reason, 0) + 1
+        return False
+    try:
+        up = upstream.run(name, values)
+    except Unsupported:
+        return skip("upstream output not interpretable")
+    if up.signature() != spec.signature():
+        return skip("upstream output makes other accesses")
+    totals.up_executions += 1
+    result = check_trace(up)
+    totals.up_violations += result.violation_count
+    for x, y in result.violations:
+        messages.append(
+            f"upstream's violation: {where}: {spec.instances[x].describe()} "
+            f"is not ordered before {spec.instances[y].describe()}")
+    lost, pairs = compare_traces(trace, up)
+    totals.up_lost += lost
+    for x, y in pairs:
+        messages.append(
+            f"upstream orders, the series does not: {where}: "
+            f"{spec.instances[x].describe()} before "
+            f"{spec.instances[y].describe()}")
+    return True
 
 
 def keep_program(p, args):
     """Writes a module with program p alone next to --keep's file."""
     path = f"{args.keep}.p{p.index}.mlir"
     with open(path, "w") as f:
-        f.write(module_text([p], args.control_flow))
+        f.write(module_text([p], args.control_flow, args.shapes))
     return path
 
 
@@ -855,20 +1542,45 @@ def main():
                         "ops")
     parser.add_argument("--run", action="store_true",
                         help="also lower and run with the checking runtime")
+    parser.add_argument("--shapes", default="", metavar="LIST",
+                        help="also generate these shapes (comma list of "
+                        f"{', '.join(SHAPES)}; or all; default: none)")
+    parser.add_argument("--check", nargs="+", metavar="FILE",
+                        help="check these modules instead of generated "
+                        "programs: each public function but @main")
+    parser.add_argument("--compare-upstream", nargs="?", metavar="MLIR_OPT",
+                        const=UPSTREAM_MLIR_OPT,
+                        help="also check upstream's pass (this mlir-opt; "
+                        "default: $UPSTREAM_MLIR_OPT or %(const)s) and count "
+                        "the pairs it orders that the output does not")
     args = parser.parse_args()
+    shapes = [x.strip() for x in args.shapes.split(",") if x.strip()]
+    if shapes == ["all"]:
+        shapes = list(SHAPES)
+    unknown = [x for x in shapes if x not in SHAPES]
+    if unknown:
+        parser.error(f"unknown shape(s) {', '.join(unknown)}; known: "
+                     f"{', '.join(SHAPES)}, all")
+    args.shapes = tuple(x for x in SHAPES if x in shapes)
     if not os.path.exists(MLIR_OPT):
         sys.exit(f"error: {MLIR_OPT} not found; run scripts/build.sh first")
     if args.run and not os.path.exists(RUNTIME):
         sys.exit(f"error: {RUNTIME} not found; run scripts/build.sh first")
+    if args.compare_upstream and not os.path.exists(args.compare_upstream):
+        sys.exit(f"error: {args.compare_upstream} not found (upstream's "
+                 "mlir-opt for --compare-upstream)")
     start = time.time()
     rng = random.Random(args.seed)
+    if args.check:
+        sys.exit(check_files(args, rng))
     kind = ControlFlowProgram if args.control_flow else Program
-    programs = [kind(rng, i, args.noalias) for i in range(args.n)]
+    programs = [kind(rng, i, args.noalias, args.shapes)
+                for i in range(args.n)]
     for p in programs:
         p.generate()
         p.assignments = assignments([t for _, t in p.scalars],
                                     args.assignments, rng)
-    module = module_text(programs, args.control_flow)
+    module = module_text(programs, args.control_flow, args.shapes)
     if args.keep:
         with open(args.keep, "w") as f:
             f.write(module)
@@ -882,7 +1594,7 @@ def main():
     if not ok:
         sys.exit(f"error: the generated module is invalid (generator bug): "
                  f"{msg}")
-    before = Interpreter(parse_generic(text))
+    before = Interpreter(parse_generic(text), OPAQUE_TABLE)
 
     # A pipeline that fails on a module without programs fails for a
     # reason of its own (options, the tool): not the programs' business.
@@ -895,13 +1607,15 @@ def main():
     for p, msg in state["failed"]:
         totals.invalid += 1
         totals.bad_programs.append((p, "invalid", msg))
+    upstream = upstream_outputs(parts, args, totals)
     for part, out in parts:
         try:
-            after = Interpreter(parse_generic(out))
+            after = Interpreter(parse_generic(out), OPAQUE_TABLE)
         except ValueError as e:
             sys.exit(f"error: cannot parse the pass output: {e}")
         for p in part:
-            check_program(p, before, after, args, totals)
+            check_program(p, before, after, args, totals,
+                          upstream.get(p.index))
 
     run_summary, run_failed = None, False
     if args.run:
@@ -927,6 +1641,8 @@ def main():
         print(run_summary)
     mode = ", ".join(["control flow"] * args.control_flow +
                      ["noalias"] * args.noalias) or "straight-line"
+    if args.shapes:
+        mode += f"; shapes {','.join(args.shapes)}"
     conc = (f"{1 - totals.extra / totals.unneeded:.3f}" if totals.unneeded
             else "-")
     per_iter = (f"{totals.loop_syncs / totals.iterations:.3f}"
@@ -946,9 +1662,122 @@ def main():
           f"concurrency {conc_host} ({totals.unneeded_host - totals.extra_host}"
           f" of {totals.unneeded_host} GPU pairs that neither conflicts nor "
           f"host waits order left unordered)")
+    if args.compare_upstream:
+        skipped = sum(totals.up_skipped.values())
+        reasons = ", ".join(f"{n} {r}" for r, n in
+                            sorted(totals.up_skipped.items()))
+        print(f"upstream: {totals.up_programs} program(s) compared "
+              f"({totals.up_executions} execution(s)), {skipped} skipped"
+              f"{': ' + reasons if reasons else ''}; upstream's output: "
+              f"{totals.up_violations} violation(s); {totals.up_lost} "
+              "required pair(s) ordered by upstream but not by the output")
     failed = (totals.violations or totals.invalid or state["unchecked"] or
-              run_failed)
+              run_failed or totals.up_lost)
     sys.exit(1 if failed else 0)
+
+
+class FileFunction:
+    """A public function of a module given with --check, checked like a
+    generated program."""
+
+    def __init__(self, op, rng, limit):
+        self.name = "@" + op.attr("sym_name").strip('"')
+        block = op.regions[0][0]
+        self.scalars = [(n, t) for n, t in zip(block.arg_names,
+                                                block.arg_types)
+                        if t in ("i1", "index")]
+        self.assignments = assignments([t for _, t in self.scalars], limit,
+                                       rng)
+        self.stream = "!llvm.ptr" in block.arg_types
+
+
+def check_files(args, rng):
+    """--check: runs the pass on each module and checks each of its public
+    functions but @main (scalar arguments: i1 and index, as generated
+    programs). Prints the violations and one line per file; returns the
+    exit status."""
+    failed = False
+    for path in args.check:
+        with open(path) as f:
+            module = f.read()
+        ok, text, msg = tool([MLIR_OPT, "-mlir-print-op-generic",
+                              "-mlir-print-debuginfo"], module)
+        if not ok:
+            sys.exit(f"error: {path} is invalid: {msg}")
+        before = Interpreter(parse_generic(text), OPAQUE_TABLE)
+        ok, out, msg = tool([MLIR_OPT, *args.pass_args.split(),
+                             "-mlir-print-op-generic"], module)
+        if ok:
+            ok, _, msg = tool([MLIR_OPT], out)
+        totals = Totals()
+        if not ok:
+            print(f"{path}: the pass failed or its output does not verify: "
+                  f"{msg}")
+            failed = True
+            continue
+        after = Interpreter(parse_generic(out), OPAQUE_TABLE)
+        upstream = None
+        if args.compare_upstream:
+            ok, up, _ = tool([args.compare_upstream, "-gpu-async-region",
+                              "-mlir-print-op-generic"], module)
+            upstream = Interpreter(parse_generic(up), OPAQUE_TABLE) \
+                if ok else None
+        tops = parse_generic(text)
+        functions = [op for top in tops for op in top.walk()
+                     if op.name == "func.func" and op.regions and
+                     op.regions[0] and op.attr("sym_visibility") is None and
+                     op.attr("sym_name").strip('"') != "main"]
+        for op in functions:
+            check_program(FileFunction(op, rng, args.assignments), before,
+                          after, args, totals, upstream)
+        for _, _, message in totals.bad_programs:
+            print(message)
+        print(f"{path}: {len(functions)} function(s), {totals.executions} "
+              f"execution(s), {totals.gpu} dynamic GPU op(s): "
+              f"{totals.violations} violation(s), {totals.invalid} invalid "
+              f"output(s)" + (f"; upstream: {totals.up_violations} "
+                              f"violation(s), {totals.up_lost} pair(s) it "
+                              "orders and the output does not"
+                              if upstream else ""))
+        failed |= bool(totals.violations or totals.invalid or
+                       totals.up_lost)
+    return 1 if failed else 0
+
+
+def upstream_outputs(parts, args, totals):
+    """--compare-upstream: runs upstream's -gpu-async-region on the programs
+    it can handle (not those handing work to a caller's stream, nor those
+    with gpu.spmm), isolating the ones it fails on like transform does.
+    Returns {program index: Interpreter of upstream's output}."""
+    result = {}
+    if not args.compare_upstream:
+        return result
+    programs = []
+    for part, _ in parts:
+        for p in part:
+            if p.stream:
+                reason = "caller stream (upstream cannot parse gpu.wait <%s>)"
+            elif "gpu.spmm_buffer_size" in p.text():
+                reason = ("gpu.spmm (upstream's pass makes an invalid "
+                          "gpu.spmm_buffer_size)")
+            else:
+                programs.append(p)
+                continue
+            totals.up_skipped[reason] = totals.up_skipped.get(reason, 0) + 1
+    state = {"failed": [], "unchecked": 0, "max": len(programs)}
+    upstream = bisect(programs, lambda ps: transform(
+        ps, args, args.compare_upstream, "-gpu-async-region"), state)
+    for p, msg in state["failed"]:
+        reason = ("upstream's pass or verifier failed" if "pass failed" in msg
+                  or "does not verify" in msg else "upstream failed")
+        totals.up_skipped[reason] = totals.up_skipped.get(reason, 0) + 1
+    if state["unchecked"]:
+        totals.up_skipped["not isolated"] = state["unchecked"]
+    for part, out in upstream:
+        interp = Interpreter(parse_generic(out), OPAQUE_TABLE)
+        for p in part:
+            result[p.index] = interp
+    return result
 
 
 if __name__ == "__main__":

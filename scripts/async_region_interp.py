@@ -15,6 +15,11 @@ output as a program and trusts nothing the pass says about itself:
     execution of gpu.alloc / memref.alloc / memref.alloca are buffers; a view
     (memref.subview, cast, reinterpret_cast, expand_shape, collapse_shape,
     view, ...) is its source buffer;
+  - a pointer is the buffer it comes from (provenance):
+    memref.extract_aligned_pointer_as_index, the integer casts of arith
+    (index_cast, extui, ...) and llvm.inttoptr / ptrtoint / getelementptr /
+    bitcast / addrspacecast carry the buffer of their operand, so an index,
+    i64 or !llvm.ptr kernel operand accesses that buffer;
   - a token value is the set of GPU op instances that have completed when it
     is ready (a bit mask over instance numbers, closed under happens-before):
     an async GPU op's token is its own instance plus everything before it; a
@@ -22,23 +27,62 @@ output as a program and trusts nothing the pass says about itself:
   - a GPU op instance happens after its token operands and after everything
     the host has waited for when it is issued; a synchronous GPU op (no
     token result) completes before the host goes on; a synchronous gpu.wait
-    makes the host wait for its operands' sets.
+    makes the host wait for its operands' sets;
+  - a sparse handle (gpu.create_dn_tensor, gpu.create_csr / coo / csc) is the
+    buffers it was created over plus a descriptor of its own: create and
+    destroy write the descriptor and access no buffer data; the buffer-size
+    queries read the descriptors; gpu.spmv, gpu.spmm and gpu.sddmm read the
+    descriptors and buffers of their operands, and read and write the
+    buffer of their output (cuSPARSE computes Y = A X + Y; for gpu.sddmm,
+    the values of the sparse matrix C) and their scratch buffers;
+  - async.execute runs its body when it is reached, on a host thread of its
+    own: the body starts with what the host had completed plus the
+    completion sets of its dependencies and body operands; its synchronous
+    gpu.waits complete GPU work for that thread only. Its !async.token is
+    the set the body's thread had completed at its end, each
+    !async.value the yielded value with that set; the body operands are
+    the values. The host's set grows only at async.await (of a token or a
+    value: by that set; a value's await returns the value);
+  - `gpu.wait [%t...] <%s>` (a caller's stream %s, a !llvm.ptr argument)
+    hands work over: the stream's set grows by the tokens' sets, the host's
+    does not.
 
 The ops do not move (the pass only adds tokens and waits), so the order of
 the trace is program order; Trace.signature() lets a caller check that the
 pass output executes the same accesses, in the same order, as its input.
 check_trace() then checks every conflicting pair of accesses and counts the
-GPU pairs that the output orders without need.
+GPU pairs that the output orders without need; compare_traces() counts the
+conflicting pairs that another output of the same program orders and this
+one does not.
 
-Accesses: a kernel's per-argument reads and writes come from its gpu.func body
-(memref.load reads, memref.store writes, any other use of an argument reads
-and writes it); gpu.memcpy writes its destination and reads its source,
+Accesses: a kernel's per-argument reads and writes come from its gpu.func
+body, or its llvm.func body for an llvm.func kernel in a gpu.module
+(memref.load and llvm.load read, memref.store and llvm.store write, through
+views, llvm.inttoptr, llvm.getelementptr and casts; any other use of an
+argument reads and writes it; workgroup and private attributions,
+gpu.dynamic_shared_memory and gpu.barrier are the kernel's own); a kernel
+whose body is not in the module (a gpu.binary's) has the effects the caller
+gives (Interpreter's `opaque_kernels`), and an unknown kernel is not
+modelled; gpu.memcpy writes its destination and reads its source,
 gpu.memset, gpu.alloc and gpu.dealloc write their buffer; memref.load reads,
 memref.store, memref.alloc and memref.dealloc write; the return of the
 function reads and writes its memref arguments (the caller may use them, so
-GPU work on them must be complete). Aliasing: function
+GPU work on them must be complete) once it has waited for the host's set
+plus the sets handed to its stream arguments; each memref.alloca buffer dies
+(a host write with the host's set alone) where its automatic allocation
+scope ends, as MLIR defines it: at the end of the function call, the
+async.execute body, the scf.for iteration or the memref.alloca_scope that
+made it (for the function, before its return's access). Aliasing: function
 arguments may alias each other unless marked {llvm.noalias}; each allocation
 is a buffer of its own.
+
+What it does not model raises Unsupported: an op it does not know that has
+regions, touches memrefs, pointers, tokens, handles or async values, or is
+not of a dialect without memory effects (math, index, ub, vector, complex,
+tensor); a region not ended by a terminator it knows; arithmetic on
+pointers other than casts; a stream's own token (`gpu.wait async <%s>`), a
+launch on a stream; a call of a declaration given a token, handle or
+stream; other sparse ops.
 """
 
 import itertools
@@ -63,6 +107,29 @@ BINARY = {"arith.addi": lambda a, b: a + b, "arith.subi": lambda a, b: a - b,
           "arith.muli": lambda a, b: a * b, "arith.andi": lambda a, b: a & b,
           "arith.ori": lambda a, b: a | b, "arith.xori": lambda a, b: a ^ b,
           "arith.maxsi": max, "arith.minsi": min}
+# Integer casts: they carry a pointer's buffer (provenance).
+INT_CASTS = {"arith.index_cast", "arith.index_castui", "arith.extui",
+             "arith.extsi", "arith.trunci"}
+# LLVM ops that compute a pointer (or its integer) from their first operand:
+# the same buffer.
+POINTER_OPS = {"llvm.inttoptr", "llvm.ptrtoint", "llvm.bitcast",
+               "llvm.addrspacecast", "llvm.getelementptr"}
+# Sparse ops: those creating a handle over their memref operands, those
+# destroying one, the buffer-size queries, and the operations with the
+# position of their output handle.
+SPARSE_CREATE = {"gpu.create_dn_tensor", "gpu.create_csr", "gpu.create_coo",
+                 "gpu.create_csc", "gpu.create_coo_aos"}
+SPARSE_DESTROY = {"gpu.destroy_dn_tensor", "gpu.destroy_sp_mat"}
+SPARSE_SIZE = {"gpu.spmv_buffer_size", "gpu.spmm_buffer_size",
+               "gpu.sddmm_buffer_size"}
+SPARSE_COMPUTE = {"gpu.spmv": 2, "gpu.spmm": 2, "gpu.sddmm": 2}
+# Dialects whose ops touch no memory unless given memrefs or pointers (which
+# the interpreter checks for): the other ops it does not know are not
+# modelled.
+PURE_DIALECTS = {"math", "index", "ub", "vector", "complex", "tensor"}
+# The terminators a region may end with (those of the regions modelled).
+TERMINATORS = {"scf.yield", "func.return", "scf.condition", "async.yield",
+               "memref.alloca_scope.return"}
 MAX_STEPS = 100000
 MAX_WHILE_ITERATIONS = 100
 
@@ -93,6 +160,56 @@ class Token:
 
     def __init__(self, mask):
         self.mask = mask
+
+
+class Handle:
+    """A sparse handle: the buffers it was created over (for a sparse matrix,
+    its values last), whether it is a sparse matrix, and its descriptor (a
+    buffer of its own, written by create and destroy)."""
+
+    __slots__ = ("buffers", "sparse", "descriptor")
+
+    def __init__(self, buffers, sparse, descriptor):
+        self.buffers = buffers
+        self.sparse = sparse
+        self.descriptor = descriptor
+
+
+class Stream:
+    """A caller's stream (a !llvm.ptr function argument); `handed` is the mask
+    of the GPU work handed over to it (`gpu.wait [...] <%s>`)."""
+
+    __slots__ = ("name", "handed")
+
+    def __init__(self, name):
+        self.name = name
+        self.handed = 0
+
+
+class AsyncToken:
+    """An !async.token: the mask of the GPU work complete for the host thread
+    of its async.execute body when the body ended."""
+
+    __slots__ = ("mask",)
+
+    def __init__(self, mask):
+        self.mask = mask
+
+
+class AsyncValue:
+    """An !async.value: the value its body yielded, and the mask of its
+    AsyncToken."""
+
+    __slots__ = ("value", "mask")
+
+    def __init__(self, value, mask):
+        self.value = value
+        self.mask = mask
+
+
+# Values that are not scalars: the ops that do not model them must not get
+# them.
+OPAQUE_VALUES = (Buffer, Token, Handle, Stream, AsyncToken, AsyncValue)
 
 
 class Instance:
@@ -147,22 +264,45 @@ class Trace:
         return out
 
 
+def _input_count(function_type):
+    """The number of inputs of a function type: '(T, U) -> ()' (gpu.func) or
+    '!llvm.func<void (ptr, ptr)>' (llvm.func)."""
+    start = (function_type or "").find("(")
+    if start < 0:
+        return None
+    depth = 0
+    for end in range(start, len(function_type)):
+        depth += {"(": 1, ")": -1}.get(function_type[end], 0)
+        if depth == 0:
+            return len(split_types(function_type[start + 1:end]))
+    return None
+
+
 def kernel_effects(func):
-    """Per argument of a gpu.func, its access mode ("", "R", "W", "RW"),
-    from the memref.load/store ops on it (through views)."""
+    """Per argument of a gpu.func (or an llvm.func kernel), its access mode
+    ("", "R", "W", "RW"), from the memref.load/store and llvm.load/store ops
+    on it (through views, pointer casts and llvm.getelementptr). Workgroup
+    and private attributions are the kernel's own memory."""
     args = func.regions[0][0].arg_names if func.regions and \
         func.regions[0] else []
+    count = _input_count(func.attr("function_type"))
+    if count is not None:
+        args = args[:count]
     origin = {name: i for i, name in enumerate(args)}
     modes = [set() for _ in args]
     for op in func.walk():
         if op is func:
             continue
-        if op.name in VIEW_OPS and op.operands and op.operands[0] in origin:
+        if (op.name in VIEW_OPS or op.name in POINTER_OPS or
+                op.name in INT_CASTS) and op.operands and \
+                op.operands[0] in origin:
             for r in op.results:
                 origin[r] = origin[op.operands[0]]
-        elif op.name == "memref.load" and op.operands[0] in origin:
+        elif op.name in ("memref.load", "llvm.load") and \
+                op.operands[0] in origin:
             modes[origin[op.operands[0]]].add("R")
-        elif op.name == "memref.store" and op.operands[1] in origin:
+        elif op.name in ("memref.store", "llvm.store") and \
+                op.operands[1] in origin and op.operands[0] not in origin:
             modes[origin[op.operands[1]]].add("W")
         else:
             for v in op.operands:
@@ -184,11 +324,13 @@ def _scalar_constant(text):
 
 class Interpreter:
     """Executes the functions of one parsed module (the ops that
-    mlir_generic_form.parse_generic returns)."""
+    mlir_generic_form.parse_generic returns). `opaque_kernels` maps kernels
+    whose bodies are not in the module ('@blobs::@name', in a gpu.binary) to
+    their per-argument modes."""
 
-    def __init__(self, top_ops):
+    def __init__(self, top_ops, opaque_kernels=None):
         self.functions = {}
-        self.kernels = {}
+        self.kernels = dict(opaque_kernels or {})
         for top in top_ops:
             for op in top.walk():
                 if op.name == "func.func":
@@ -196,7 +338,8 @@ class Interpreter:
                 elif op.name == "gpu.module":
                     module = op.attr("sym_name").strip('"')
                     for inner in op.walk():
-                        if inner.name == "gpu.func":
+                        if inner.name in ("gpu.func", "llvm.func") and \
+                                inner.regions and inner.regions[0]:
                             name = inner.attr("sym_name").strip('"')
                             self.kernels[f"@{module}::@{name}"] = \
                                 kernel_effects(inner)
@@ -207,10 +350,11 @@ class Interpreter:
             drop_token_deps=False):
         """Executes `func_name` with each memref argument bound to a buffer
         of its own (of one alias class for all, or one each where marked
-        {llvm.noalias}) and its other arguments to `scalars` (in order);
-        returns the Trace. drop_host_waits ignores synchronous gpu.waits,
-        drop_token_deps the token operands of GPU ops (both to show that the
-        checks fail without them)."""
+        {llvm.noalias}), each !llvm.ptr argument to a caller's stream, and its
+        other arguments to `scalars` (in order); returns the Trace.
+        drop_host_waits ignores synchronous gpu.waits, drop_token_deps the
+        token operands of GPU ops (both to show that the checks fail without
+        them)."""
         func = self.functions.get(func_name)
         if func is None:
             raise Unsupported(f"no function {func_name}")
@@ -220,6 +364,10 @@ class Interpreter:
         self.path = []
         self.loop_depth = 0
         self.steps = 0
+        # The memref.alloca buffers of each live automatic allocation scope
+        # (function call, async.execute body, scf.for iteration,
+        # memref.alloca_scope), innermost last.
+        self.frames = []
         self.drop_host_waits = drop_host_waits
         self.drop_token_deps = drop_token_deps
         block = func.regions[0][0]
@@ -231,17 +379,36 @@ class Interpreter:
                 alias = f"noalias{i}" if "llvm.noalias" in arg_attrs[i] \
                     else "args"
                 values.append(self.new_buffer(alias, f"argument {i}"))
+            elif ty == "!llvm.ptr":
+                values.append(Stream(name))
             else:
                 if not scalars:
                     raise Unsupported(f"no value for argument {name}: {ty}")
                 values.append(scalars.pop(0))
+        self.frames.append([])
         self.call(func, values)
-        # The caller may use the arguments once the function returns: the
-        # return is a host access that reads and writes each of them.
+        # The frame dies: its stack buffers are gone.
         self.path = ["return"]
+        self.end_frame(func)
+        # The caller may use the arguments once the function returns and it
+        # has synchronized the streams the function handed work to: the
+        # return is a host access that reads and writes each of them.
+        handed = 0
+        for v in values:
+            if isinstance(v, Stream):
+                handed |= v.handed
         self.record("host", func, [(v, "RW") for v in values
-                                   if isinstance(v, Buffer)], self.host_done)
+                                   if isinstance(v, Buffer)],
+                    self.host_done | handed)
         return self.trace
+
+    def end_frame(self, op):
+        """Ends the innermost frame: a host write, by `op`'s end, of each of
+        its stack buffers (made with what this host thread has waited
+        for)."""
+        stack = self.frames.pop()
+        if stack:
+            self.record("host", op, [(b, "W") for b in stack], self.host_done)
 
     def new_buffer(self, alias_class, name):
         buf = Buffer(self.next_root, alias_class or self.next_root, name)
@@ -273,11 +440,13 @@ class Interpreter:
             raise Unsupported(f"{len(args)} values for "
                               f"{len(block.arg_names)} block arguments")
         env.update(zip(block.arg_names, args))
+        if block.ops and block.ops[-1].name not in TERMINATORS:
+            raise Unsupported(f"region ending with {block.ops[-1].name}")
         for op in block.ops:
             self.steps += 1
             if self.steps > MAX_STEPS:
                 raise Unsupported(f"more than {MAX_STEPS} ops executed")
-            if op.name in ("scf.yield", "func.return", "scf.condition"):
+            if op.name in TERMINATORS:
                 return [self.value(env, v) for v in op.operands]
             self.execute(op, env)
         return []
@@ -324,11 +493,28 @@ class Interpreter:
             return self.memref_op(op, env)
         if name.startswith("arith."):
             return self.arith_op(op, env)
+        if name.startswith("async."):
+            return self.async_op(op, env)
+        if name in POINTER_OPS:
+            return self.bind(op, env, [self.pointer(env, op)] *
+                             len(op.results))
+        # Other ops: only those of dialects without memory effects, on
+        # values that are not memrefs, pointers, tokens or handles.
         types = op.operand_types + op.result_types
-        if op.regions or any(t.startswith("memref") or t == TOKEN
-                             for t in types):
+        if op.regions or name.split(".")[0] not in PURE_DIALECTS or any(
+                t.startswith(("memref", "!gpu.", "!async.", "!llvm.ptr"))
+                for t in types) or any(
+                isinstance(env.get(v), OPAQUE_VALUES) for v in op.operands):
             raise Unsupported(f"op {name} is not modelled")
         self.bind(op, env, [None] * len(op.results))
+
+    def pointer(self, env, op):
+        """The buffer (or None) of the pointer or pointer integer that op
+        computes from its first operand."""
+        v = self.value(env, op.operands[0])
+        if isinstance(v, OPAQUE_VALUES) and not isinstance(v, Buffer):
+            raise Unsupported(f"{op.name} on a token, handle or stream")
+        return v if isinstance(v, Buffer) else None
 
     def bind(self, op, env, values):
         if len(values) != len(op.results):
@@ -349,14 +535,16 @@ class Interpreter:
         elif name == "arith.select":
             result = None if args[0] is None else \
                 (args[1] if args[0] else args[2])
-        elif name in ("arith.index_cast", "arith.index_castui",
-                      "arith.extui", "arith.extsi", "arith.trunci"):
+        elif name in INT_CASTS:
             result = args[0]
         else:
             result = None
-        if isinstance(result, Buffer) or any(
-                isinstance(a, (Buffer, Token)) for a in args):
-            if name != "arith.select":
+        # A pointer integer keeps its buffer through casts; other arithmetic
+        # on it (or on tokens, handles...) is not modelled.
+        pointer_cast = name in INT_CASTS and isinstance(args[0], Buffer)
+        if isinstance(result, OPAQUE_VALUES) or any(
+                isinstance(a, OPAQUE_VALUES) for a in args):
+            if name != "arith.select" and not pointer_cast:
                 raise Unsupported(f"{name} on a buffer or token")
         self.bind(op, env, [result] * len(op.results))
 
@@ -367,7 +555,16 @@ class Interpreter:
         elif name in ("memref.alloc", "memref.alloca"):
             buf = self.new_buffer(None, self.alloc_name(op))
             self.record("host", op, [(buf, "W")], self.host_done)
+            if name == "memref.alloca":
+                self.frames[-1].append(buf)
             self.bind(op, env, [buf])
+        elif name == "memref.alloca_scope":
+            self.frames.append([])
+            results = self.region(op.regions[0], [], env)
+            self.end_frame(op)
+            self.bind(op, env, results)
+        elif name == "memref.extract_aligned_pointer_as_index":
+            self.bind(op, env, [self.buffer(env, op.operands[0])])
         elif name == "memref.load":
             self.record("host", op, [(self.buffer(env, op.operands[0]), "R")],
                         self.host_done)
@@ -392,13 +589,20 @@ class Interpreter:
         func = self.functions.get(callee)
         args = [self.value(env, v) for v in op.operands]
         if func is None or not func.regions or not func.regions[0]:
-            # A declaration: it may read and write every buffer it is given.
+            # A declaration: it may read and write every buffer it is given
+            # (what it does with tokens, handles or streams is not known).
+            if any(isinstance(a, OPAQUE_VALUES) and not isinstance(a, Buffer)
+                   for a in args):
+                raise Unsupported(f"call of {callee} with a token, handle or "
+                                  "stream")
             accesses = [(a, "RW") for a in args if isinstance(a, Buffer)]
             self.record("host", op, accesses, self.host_done)
             self.bind(op, env, [None] * len(op.results))
             return
         self.path.append(f"call {callee}")
+        self.frames.append([])
         results = self.call(func, args)
+        self.end_frame(func)
         self.path.pop()
         self.bind(op, env, results)
 
@@ -412,7 +616,11 @@ class Interpreter:
         self.loop_depth += 1
         for iv in range(lb, ub, step):
             self.path.append(f"{label} i={iv}")
+            # scf.for is an automatic allocation scope: the stack buffers of
+            # an iteration die at its end.
+            self.frames.append([])
             values = self.region(op.regions[0], [iv] + values, env)
+            self.end_frame(op)
             self.path.pop()
             self.trace.loop_iterations += 1
         self.loop_depth -= 1
@@ -465,6 +673,98 @@ class Interpreter:
         self.path.pop()
         self.bind(op, env, results)
 
+    def async_op(self, op, env):
+        name = op.name
+        if name == "async.execute":
+            return self.async_execute(op, env)
+        if name != "async.await":
+            raise Unsupported(f"op {name} is not modelled")
+        v = self.value(env, op.operands[0])
+        if not isinstance(v, (AsyncToken, AsyncValue)):
+            raise Unsupported(f"async.await of {op.operands[0]}, not an async "
+                              "token or value")
+        # The body's thread has ended: what it completed is complete here.
+        self.host_done |= v.mask
+        self.bind(op, env, [v.value] if isinstance(v, AsyncValue) else [])
+
+    def async_execute(self, op, env):
+        """Runs the body now, on a host thread of its own (see the module
+        docstring); binds the !async.token and !async.value results."""
+        segments = op.segments()
+        if segments is None or len(segments) != 2:
+            raise Unsupported("async.execute without operand segments")
+        start = self.host_done
+        for v in segments[0]:
+            tok = self.value(env, v)
+            if not isinstance(tok, AsyncToken):
+                raise Unsupported(f"async.execute depends on {v}, not an "
+                                  "async token")
+            start |= tok.mask
+        args = []
+        for v in segments[1]:
+            val = self.value(env, v)
+            if not isinstance(val, AsyncValue):
+                raise Unsupported(f"async.execute operand {v} is not an async "
+                                  "value")
+            start |= val.mask
+            args.append(val.value)
+        saved = self.host_done
+        self.host_done = start
+        self.path.append(self.where(op, "execute"))
+        self.frames.append([])
+        results = self.region(op.regions[0], args, env)
+        self.end_frame(op)
+        self.path.pop()
+        end = self.host_done
+        self.host_done = saved
+        if len(op.results) != 1 + len(results):
+            raise Unsupported(f"async.execute: {len(results)} values yielded "
+                              f"for {len(op.results) - 1} results")
+        self.bind(op, env, [AsyncToken(end)] +
+                  [AsyncValue(v, end) for v in results])
+
+    def handle(self, env, name):
+        v = self.value(env, name)
+        if not isinstance(v, Handle):
+            raise Unsupported(f"{name} is not a known sparse handle")
+        return v
+
+    def sparse_accesses(self, op, env, others):
+        """The accesses of sparse op `op` (operands `others`, tokens
+        excluded) and its results (a new handle for a create)."""
+        name = op.name
+        types = [t for t in op.operand_types if t != TOKEN]
+        handles = [self.handle(env, v) for v, t in zip(others, types)
+                   if t.startswith("!gpu.sparse")]
+        memrefs = [self.buffer(env, v) for v, t in zip(others, types)
+                   if t.startswith("memref")]
+        results = [None] * len(op.results)
+        if name in SPARSE_CREATE:
+            handle = Handle(memrefs, name != "gpu.create_dn_tensor",
+                            self.new_buffer(
+                                None, self.alloc_name(op) + " descriptor"))
+            results = [handle if t.startswith("!gpu.sparse") else None
+                       for t in op.result_types]
+            return [(handle.descriptor, "W")], results
+        if name in SPARSE_DESTROY:
+            return [(h.descriptor, "W") for h in handles], results
+        if name in SPARSE_SIZE:
+            return [(h.descriptor, "R") for h in handles], results
+        if name in SPARSE_COMPUTE and len(handles) == 3:
+            out = SPARSE_COMPUTE[name]
+            accesses = []
+            for i, h in enumerate(handles):
+                accesses.append((h.descriptor, "R"))
+                # The output: a dense one is read and written, a sparse one
+                # (gpu.sddmm) has its values read and written.
+                written = (h.buffers[-1:] if h.sparse else h.buffers) \
+                    if i == out else []
+                accesses += [(b, "RW" if b in written else "R")
+                             for b in h.buffers]
+            accesses += [(b, "RW") for b in memrefs]
+            return accesses, results
+        raise Unsupported(f"op {name} is not modelled")
+
     def gpu_op(self, op, env):
         name = op.name
         tokens, others = [], []
@@ -482,7 +782,17 @@ class Interpreter:
         token_result = [i for i, t in enumerate(op.result_types)
                         if t == TOKEN]
         if name == "gpu.wait":
-            if token_result:
+            if others:
+                # `gpu.wait [...] <%s>`: the caller's stream waits, the host
+                # does not.
+                stream = self.value(env, others[0])
+                if token_result or not isinstance(stream, Stream):
+                    raise Unsupported("gpu.wait on a stream: only the "
+                                      "hand-over to a stream argument "
+                                      "(gpu.wait [...] <%s>) is modelled")
+                if not self.drop_token_deps:
+                    stream.handed |= deps
+            elif token_result:
                 self.bind(op, env, [Token(deps)])
             elif not self.drop_host_waits:
                 self.host_done |= deps
@@ -494,15 +804,24 @@ class Interpreter:
         if name == "gpu.launch_func":
             kernel = op.attr("kernel")
             segments = op.segments()
-            kernel_operands = segments[-2] if segments else []
+            if not segments or segments[-1]:
+                raise Unsupported("gpu.launch_func on a stream is not "
+                                  "modelled")
+            kernel_operands = segments[-2]
             modes = self.kernels.get(kernel)
+            if modes is None:
+                raise Unsupported(f"kernel {kernel}: effects not known")
             accesses = []
             for i, v in enumerate(kernel_operands):
                 val = self.value(env, v)
+                mode = modes[i] if i < len(modes) else "RW"
                 if isinstance(val, Buffer):
-                    mode = modes[i] if modes and i < len(modes) else "RW"
                     if mode:
                         accesses.append((val, mode))
+                elif mode:
+                    # A pointer of unknown provenance, or not a pointer.
+                    raise Unsupported(f"kernel {kernel} accesses memory "
+                                      f"through {v}, not a known buffer")
         elif name == "gpu.memcpy":
             accesses = [(self.buffer(env, others[0]), "W"),
                         (self.buffer(env, others[1]), "R")]
@@ -514,7 +833,7 @@ class Interpreter:
             results = [buf if t.startswith("memref") else None
                        for t in op.result_types]
         else:
-            raise Unsupported(f"op {name} is not modelled")
+            accesses, results = self.sparse_accesses(op, env, others)
         before = self.host_done | (0 if self.drop_token_deps else deps)
         bit = self.record("gpu", op, accesses, before)
         if token_result:
@@ -636,3 +955,37 @@ def check_trace(trace, keep=3):
             result.gpu += 1
             gpu_mask |= bit
     return result
+
+
+def compare_traces(trace, reference, keep=3):
+    """Counts the conflicting pairs (an earlier GPU access, a later access it
+    conflicts with) that `reference` (the trace of another output of the
+    same program, with the same signature) orders and `trace` does not.
+    Returns (count, up to `keep` (earlier, later) instance indices)."""
+    count, pairs = 0, []
+    writers, accessors = {}, {}
+    gpu_mask = 0
+    for y, (inst, ref) in enumerate(zip(trace.instances,
+                                        reference.instances)):
+        bit = 1 << y
+        conflicts = 0
+        for buf, mode in inst.accesses:
+            earlier = accessors if "W" in mode else writers
+            conflicts |= earlier.get(buf.alias_class, 0)
+        lost = conflicts & gpu_mask & ~inst.before & ref.before
+        if lost:
+            count += lost.bit_count()
+            x = 0
+            while lost and len(pairs) < keep:
+                if lost & 1:
+                    pairs.append((x, y))
+                lost >>= 1
+                x += 1
+        for buf, mode in inst.accesses:
+            c = buf.alias_class
+            accessors[c] = accessors.get(c, 0) | bit
+            if "W" in mode:
+                writers[c] = writers.get(c, 0) | bit
+        if inst.kind == "gpu":
+            gpu_mask |= bit
+    return count, pairs
