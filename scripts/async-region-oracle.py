@@ -1633,7 +1633,7 @@ def main():
         if args.keep:
             print(f"  (@p{p.index} kept in {keep_program(p, args)})")
     if totals.bad_programs and not args.keep:
-        print("(rerun with --keep FILE to write the failing programs)")
+        print("(rerun with --keep FILE to write these programs)")
     if state["unchecked"]:
         print(f"error: {state['unchecked']} program(s) not checked after "
               f"{MAX_ISOLATED} failing ones")

@@ -8,8 +8,9 @@
 #   scripts/test.sh -- LIT_ARGS   # extra lit arguments (e.g. --filter gpu)
 #
 # Then checks -gpu-async-region with a random-program oracle
-# (scripts/async-region-oracle.py, one test per run), runs 1000 random token
-# graphs with the checking runtime (scripts/token-graph-fuzz.py, one test),
+# (scripts/async-region-oracle.py, one test per run, in every mode), runs
+# 1000 random token graphs with the checking runtime
+# (scripts/token-graph-fuzz.py, one test),
 # fuzzes the series' passes (scripts/fuzz-passes.py, one test) and, where
 # the CUDA toolkit is
 # installed, builds the CUDA integration tests as native executables and runs
@@ -85,7 +86,7 @@ read -r passed _ failed _ skipped _ <<<"$(tail -1 <<<"$lit_line")"
 # (scripts/async-region-oracle.py). With dependences (max-streams=0, from
 # the dependence-mode patch on) also programs with loops, branches, calls
 # and views, and the lowered programs run with the checking runtime (from
-# the checking-runtime patches on). Then the series' passes on 200 mutants
+# the checking-runtime patches on); with caller streams, the shapes. Then the series' passes on 200 mutants
 # of their own tests: no crash, no invalid output (scripts/fuzz-passes.py).
 oracle_runs=("-gpu-async-region")
 dependences=
@@ -95,6 +96,17 @@ if [[ $("${BUILD_DIR}/bin/mlir-opt" --help) == *max-streams* ]] &&
   oracle_runs+=("-gpu-async-region=max-streams=0 --run"
     "-gpu-async-region --control-flow"
     "-gpu-async-region=max-streams=0 --control-flow --run")
+  # The shapes of --shapes (pointer and opaque kernels, sparse handles,
+  # async.execute bodies, stack buffers, caller streams, barriers and shared
+  # memory) in every mode, the default one also against upstream's pass,
+  # once the series has caller streams.
+  if [[ -f ${SRC_DIR}/mlir/test/Dialect/GPU/async-region-caller-stream.mlir ]]; then
+    oracle_runs+=("-gpu-async-region --shapes all --compare-upstream"
+      "-gpu-async-region --shapes all --control-flow --compare-upstream --run"
+      "-gpu-async-region=max-streams=2 --shapes all --control-flow --run"
+      "-gpu-async-region=max-streams=0 --shapes all --run"
+      "-gpu-async-region=max-streams=0 --shapes all --control-flow --run")
+  fi
 fi
 # extra_test LABEL CMD...: one more test; counts as passed when CMD exits 0.
 extra_test() {

@@ -309,3 +309,26 @@ module attributes {gpu.container_module} {
     return
   }
 }
+
+// -----
+
+// An op with recursive memory effects may declare effects of its own:
+// linalg.copy reads its input and writes its output.
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @copy(%in : memref<4xf32>, %out : memref<4xf32>) kernel {
+      linalg.copy ins(%in : memref<4xf32>) outs(%out : memref<4xf32>)
+      gpu.return
+    }
+  }
+
+  // expected-remark @below {{arg0 and arg1 may alias}}
+  func.func @structured_op_kernel(%a : memref<4xf32>, %b : memref<4xf32>) {
+    %c1 = arith.constant 1 : index
+    // expected-remark @below {{accesses: reads arg0, writes arg1}}
+    gpu.launch_func @kernels::@copy
+        blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+        args(%a : memref<4xf32>, %b : memref<4xf32>)
+    return
+  }
+}

@@ -172,4 +172,26 @@ module attributes {gpu.container_module} {
     gpu.wait <%s : !llvm.ptr>
     return
   }
+
+  // One chain: a branch after the hand-over is not the function's return,
+  // and the next block may touch the work's memory: the host waits before
+  // the branch.
+  // CHAIN-LABEL: func @handover_then_branch
+  // CHAIN:         %[[T1:.*]] = gpu.launch_func async
+  // CHAIN-NEXT:    gpu.wait [%[[T1]]] <%{{.*}} : !llvm.ptr>
+  // CHAIN-NEXT:    gpu.wait [%[[T1]]]
+  // CHAIN-NEXT:    cf.br ^bb1
+  func.func @handover_then_branch(%s : !llvm.ptr, %a : memref<16xf32>)
+      -> f32 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %t = gpu.wait async <%s : !llvm.ptr>
+    gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+    gpu.wait <%s : !llvm.ptr>
+    cf.br ^bb1
+  ^bb1:
+    %x = memref.load %a[%c0] : memref<16xf32>
+    return %x : f32
+  }
 }

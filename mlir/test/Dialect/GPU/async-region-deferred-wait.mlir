@@ -144,4 +144,70 @@ module attributes {gpu.container_module} {
     async.await %e : !async.token
     return
   }
+
+  // The second body awaits the first: its end, and so its await, stands for
+  // the first body's work, which the host waits for before it loads %a.
+  // CHECK-LABEL: func @await_in_body
+  // CHECK:         async.execute -> !async.value<!gpu.async.token> {
+  // CHECK:           gpu.launch_func async
+  // CHECK:         %[[E2:.*]], %[[V2:.*]] = async.execute -> !async.value<!gpu.async.token> {
+  // CHECK-NEXT:      async.await
+  // CHECK-NEXT:      %[[G:.*]] = async.await
+  // CHECK-NEXT:      async.yield %[[G]]
+  // CHECK:         async.await %[[E2]] : !async.token
+  // CHECK-NEXT:    %[[W:.*]] = async.await %[[V2]]
+  // CHECK-NEXT:    gpu.wait [%[[W]]]
+  // CHECK-NEXT:    memref.load %arg0
+  // DEP-LABEL: func @await_in_body
+  // DEP:           async.yield
+  // DEP:           async.yield
+  // DEP:         async.await %{{.*}} : !async.token
+  // DEP-NEXT:    %[[W:.*]] = async.await
+  // DEP-NEXT:    gpu.wait [%[[W]]]
+  // DEP-NEXT:    memref.load %arg0
+  func.func @await_in_body(%a : memref<16xf32>) -> f32 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %e1 = async.execute {
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1)
+          threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      async.yield
+    }
+    %e2 = async.execute {
+      async.await %e1 : !async.token
+      async.yield
+    }
+    async.await %e2 : !async.token
+    %x = memref.load %a[%c0] : memref<16xf32>
+    return %x : f32
+  }
+
+  // Awaiting a value of the body waits for the end of the body as awaiting
+  // its token does: the host waits for the body's work before it loads %a.
+  // CHECK-LABEL: func @value_awaited_first
+  // CHECK:         %[[E:.*]], %[[V:.*]]:2 = async.execute -> (!async.value<index>, !async.value<!gpu.async.token>)
+  // CHECK:         %[[I:.*]] = async.await %[[V]]#0 : !async.value<index>
+  // CHECK-NEXT:    %[[W:.*]] = async.await %[[V]]#1 : !async.value<!gpu.async.token>
+  // CHECK-NEXT:    gpu.wait [%[[W]]]
+  // CHECK-NEXT:    memref.load %arg0[%[[I]]]
+  // CHECK-NEXT:    async.await %[[E]] : !async.token
+  // CHECK-NEXT:    return
+  // DEP-LABEL: func @value_awaited_first
+  // DEP:         async.await %{{.*}}#0 : !async.value<index>
+  // DEP-NEXT:    %[[W:.*]] = async.await %{{.*}}#1 : !async.value<!gpu.async.token>
+  // DEP-NEXT:    gpu.wait [%[[W]]]
+  // DEP-NEXT:    memref.load %arg0
+  func.func @value_awaited_first(%a : memref<16xf32>) -> f32 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %e, %v = async.execute -> !async.value<index> {
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1)
+          threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      async.yield %c0 : index
+    }
+    %i = async.await %v : !async.value<index>
+    %x = memref.load %a[%i] : memref<16xf32>
+    async.await %e : !async.token
+    return %x : f32
+  }
 }

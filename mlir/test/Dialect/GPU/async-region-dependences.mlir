@@ -508,3 +508,35 @@ module attributes {gpu.container_module} {
     return
   }
 }
+
+// -----
+
+// A host op with recursive memory effects that declares its own (linalg.fill
+// writes its output) waits for the GPU work on that memory.
+
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @scale(%a : memref<16xf32>) kernel {
+      %c0 = arith.constant 0 : index
+      %x = memref.load %a[%c0] : memref<16xf32>
+      memref.store %x, %a[%c0] : memref<16xf32>
+      gpu.return
+    }
+  }
+
+  // CHECK-LABEL: func @host_structured_op
+  // CHECK: %[[T:.*]] = gpu.launch_func async @kernels::@scale
+  // CHECK-NEXT: gpu.wait [%[[T]]]
+  // CHECK-NEXT: linalg.fill
+  // CHAIN-LABEL: func @host_structured_op
+  // CHAIN: %[[T:.*]] = gpu.launch_func async
+  // CHAIN-NEXT: gpu.wait [%[[T]]]
+  // CHAIN-NEXT: linalg.fill
+  func.func @host_structured_op(%a : memref<16xf32>, %f : f32) {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+    linalg.fill ins(%f : f32) outs(%a : memref<16xf32>)
+    return
+  }
+}

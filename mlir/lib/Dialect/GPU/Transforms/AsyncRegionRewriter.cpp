@@ -261,8 +261,8 @@ private:
   // that GPU work still in flight uses, insert a `gpu.wait` to
   // host-synchronize execution. A `!gpu.async.token` will therefore only be
   // used inside of its block and GPU execution will always synchronize with
-  // the host at block boundaries, except at the end of a function whose GPU
-  // work was last handed to a stream (`gpu.wait <%s>`).
+  // the host at block boundaries, except at the return of a function whose
+  // GPU work was last handed to a stream (`gpu.wait <%s>`).
   LogicalResult visit(Operation *op) {
     if (isa<gpu::LaunchOp>(op))
       return op->emitOpError("replace with gpu.launch_func first");
@@ -283,22 +283,27 @@ private:
       // Replace GPU op with async version, which then produces the current
       // token.
       rewriteAsyncOp(asyncOp);
-      inFlight.append(accesses.getGpuAccesses(currentToken.getDefiningOp()));
+      addInFlight(accesses.getGpuAccesses(currentToken.getDefiningOp()));
       return success();
     }
     if (!currentToken)
       return success();
+    bool touchesInFlight = mayTouchInFlightMemory(op);
     // The work handed to a stream is the stream owner's to wait for once the
     // function returns, unless it uses the function's stack memory.
-    if (isTerminator(op) && handedToStream &&
-        isa<FunctionOpInterface>(op->getParentOp()) &&
-        !mayTouchInFlightMemory(op)) {
+    if (handedToStream && op->hasTrait<OpTrait::ReturnLike>() &&
+        isa<FunctionOpInterface>(op->getParentOp()) && !touchesInFlight) {
+      LDBG() << "the function returns the GPU work handed to a stream";
       currentToken = {};
       clearInFlight();
       return success();
     }
     // Insert host synchronization before terminator or op with side effects.
-    if (isTerminator(op) || mayTouchInFlightMemory(op)) {
+    if (isTerminator(op) || touchesInFlight) {
+      LDBG() << "host waits before "
+             << OpWithFlags(op, OpPrintingFlags().skipRegions())
+             << (touchesInFlight ? ": it may touch memory of GPU work in flight"
+                                 : ": the end of the block");
       currentToken =
           createWaitOp(builder, op->getLoc(), Type(), {currentToken});
       clearInFlight();
@@ -312,7 +317,7 @@ private:
   // blocking the host.
   void visitStreamWait(gpu::WaitOp waitOp) {
     if (Value token = waitOp.getAsyncToken()) {
-      inFlight.append(accesses.getGpuAccesses(waitOp));
+      addInFlight(accesses.getGpuAccesses(waitOp));
       handedToStream = false;
       if (!currentToken) {
         currentToken = token;
@@ -330,8 +335,29 @@ private:
     handedToStream = true;
   }
 
+  // Adds the accesses of a GPU op to `inFlight`, one entry per buffer.
+  void addInFlight(const MemoryAccesses &gpuAccesses) {
+    if (inFlight.everything)
+      return;
+    if (gpuAccesses.everything) {
+      clearInFlight();
+      inFlight.everything = true;
+      return;
+    }
+    for (auto [value, writes] : gpuAccesses.values) {
+      Value buffer = GpuAccessAnalysis::getBuffer(value);
+      auto [it, inserted] =
+          inFlightBuffers.try_emplace(buffer, inFlight.values.size());
+      if (inserted)
+        inFlight.values.push_back({buffer, writes});
+      else
+        inFlight.values[it->second].second |= writes;
+    }
+  }
+
   void clearInFlight() {
     inFlight = {};
+    inFlightBuffers.clear();
     handedToStream = false;
   }
 
@@ -370,8 +396,10 @@ private:
   GpuAccessAnalysis &accesses;
 
   // The memory that the GPU work since the last host synchronization
-  // accesses (everything, where it includes work enqueued on a stream).
+  // accesses (everything, where it includes work enqueued on a stream), one
+  // entry per buffer, and the entry of each buffer.
   MemoryAccesses inFlight;
+  DenseMap<Value, unsigned> inFlightBuffers;
 
   // Whether a stream waits for the current token (`gpu.wait <%s>`).
   bool handedToStream = false;
@@ -412,8 +440,9 @@ struct ScheduleStep {
     /// Yield the join of `tokens` from region `region` of `op` (for a loop
     /// with no tokens, the iter_arg).
     Yield,
-    /// Give `op` (scf.if, scf.index_switch) a token result, the value its
-    /// regions yield; for a loop, only record its token result.
+    /// Give `op` (scf.if, scf.index_switch, scf.execute_region) a token
+    /// result, the value its regions yield; for a loop, only record its token
+    /// result.
     AddResult,
   };
   Kind kind;
@@ -448,10 +477,12 @@ struct PendingWork {
 /// GPU work (before a host op that may touch memory it uses, and at the end of
 /// a block whose work cannot be passed on), and which region ops pass tokens
 /// out of their regions:
-///  - scf.if and scf.index_switch get a token result, the join of the work
-///    each region leaves pending;
+///  - scf.if, scf.index_switch and scf.execute_region get a token result, the
+///    join of the work each region leaves pending;
 ///  - scf.for gets a token iter_arg standing for the work of the previous
 ///    iterations (conflicting with what its body accesses) and a token result;
+///    scf.while gets it in its `before` region, which forwards it to the
+///    `after` region and as the token result;
 ///  - other region ops see the pending work of the enclosing block; the host
 ///    waits for the work of their blocks at each block's end.
 /// GPU work pending at the entry of a region can be depended on directly inside
@@ -1127,11 +1158,11 @@ struct GpuAsyncRegionPass::DeferWaitCallback {
   explicit DeferWaitCallback(GpuAccessAnalysis &accesses)
       : accesses(accesses) {}
 
-  // If the `executeOp`s token is used only in `async.execute` or `async.await`
-  // ops, add the region's last `gpu.wait` op to the worklist if it is
-  // synchronous and is the last op with side effects.
+  // If the results of `executeOp` are used only in `async.execute` or
+  // `async.await` ops, add the region's last `gpu.wait` op to the worklist if
+  // it is synchronous and is the last op with side effects.
   void operator()(async::ExecuteOp executeOp) {
-    if (!areAllUsersExecuteOrAwait(executeOp.getToken()))
+    if (!areAllUsersExecuteOrAwait(executeOp))
       return;
     // async.execute's region is currently restricted to one block.
     for (auto &op : llvm::reverse(executeOp.getBody()->without_terminator())) {
@@ -1167,25 +1198,42 @@ struct GpuAsyncRegionPass::DeferWaitCallback {
       waitOp.erase();
       executeOp = addExecuteResults(executeOp, dependencies);
 
-      // Add the async dependency to each user of the `async.execute` token.
+      // Add the async dependency to each user of the `async.execute` token or
+      // of its values: each of them sees the end of the body.
       auto asyncTokens = executeOp.getResults().take_back(dependencies.size());
-      SmallVector<Operation *, 4> users(executeOp.getToken().user_begin(),
-                                        executeOp.getToken().user_end());
-      for (Operation *user : users)
+      SetVector<Operation *> users;
+      for (Value result : executeOp->getResults().drop_back(asyncTokens.size()))
+        users.insert(result.user_begin(), result.user_end());
+      for (Operation *user : users) {
+        // An `async.await` after another one in its block needs nothing: the
+        // host waits for the work before it (its effects are unknown).
+        if (isa<async::AwaitOp>(user) &&
+            llvm::any_of(users, [&](Operation *other) {
+              return isa<async::AwaitOp>(other) &&
+                     other->getBlock() == user->getBlock() &&
+                     other->isBeforeInBlock(user);
+            }))
+          continue;
         addAsyncDependencyAfter(asyncTokens, user, work);
+      }
     }
   }
 
 private:
-  // Returns whether all token users are either 'async.execute' or 'async.await'
-  // ops. This is used as a requirement for pushing 'gpu.wait' ops from a
-  // 'async.execute' body to it's users. Specifically, we do not allow
-  // terminator users, because it could mean that the `async.execute` is inside
-  // control flow code.
-  static bool areAllUsersExecuteOrAwait(Value token) {
-    return !token.use_empty() &&
-           llvm::all_of(token.getUsers(),
-                        llvm::IsaPred<async::ExecuteOp, async::AwaitOp>);
+  // Returns whether the results of `executeOp` (its token and its values)
+  // have users, and all of them are either 'async.execute' or 'async.await'
+  // ops: each of them sees the end of the body. This is used as a requirement
+  // for pushing 'gpu.wait' ops from a 'async.execute' body to its users.
+  // Specifically, we do not allow terminator users, because it could mean that
+  // the `async.execute` is inside control flow code.
+  static bool areAllUsersExecuteOrAwait(async::ExecuteOp executeOp) {
+    bool used = false;
+    for (Operation *user : executeOp->getUsers()) {
+      if (!isa<async::ExecuteOp, async::AwaitOp>(user))
+        return false;
+      used = true;
+    }
+    return used;
   }
 
   // Returns whether `op` is a `gpu.wait` on the host.
@@ -1194,7 +1242,8 @@ private:
     return waitOp && !waitOp.getAsyncToken() && !waitOp.getAsyncObject();
   }
 
-  // The memory that the GPU ops in `executeOp`'s body access.
+  // The memory that the GPU ops in `executeOp`'s body access, memory that
+  // the body allocates included (its stack memory is freed at its end).
   MemoryAccesses getBodyGpuAccesses(async::ExecuteOp executeOp) {
     MemoryAccesses result;
     executeOp.getBody()->walk([&](Operation *op) {
@@ -1239,8 +1288,6 @@ private:
                                              executeOp.getLoc());
           copy(executeOp.getBody()->addArguments(tokenTypes, tokenLocs),
                std::back_inserter(tokens));
-          // If that body's wait is deferred too, it stands for this work.
-          inherited[executeOp].append(work);
         });
 
     // The tokens of the GPU ops that depend on `tokens`.
@@ -1257,6 +1304,7 @@ private:
         if (!dependsOnWork(asyncOp))
           for (Value token : tokens)
             asyncOp.addAsyncDependency(token);
+        inheritAt(&*it, work);
         return;
       }
       // The token of a stream takes no dependency.
@@ -1285,13 +1333,21 @@ private:
     // Insert a gpu.wait before 'it'.
     builder.setInsertionPoint(it->getBlock(), it);
     auto waitOp = gpu::WaitOp::create(builder, loc, Type{}, tokens);
+    inheritAt(waitOp, work);
 
     // If the new waitOp is at the end of an async.execute region, add it to the
     // worklist. 'operator()(executeOp)' would do the same, but this is faster.
     auto executeOp = dyn_cast<async::ExecuteOp>(it->getParentOp());
-    if (executeOp && areAllUsersExecuteOrAwait(executeOp.getToken()) &&
-        !it->getNextNode())
+    if (executeOp && areAllUsersExecuteOrAwait(executeOp) && !it->getNextNode())
       worklist.push_back(waitOp);
+  }
+
+  // Records that host wait `waitOp`, if it is in the body of an
+  // `async.execute`, waits for `work` too: should that wait be deferred as
+  // well, it stands for `work`.
+  void inheritAt(Operation *waitOp, const MemoryAccesses &work) {
+    if (auto executeOp = dyn_cast<async::ExecuteOp>(waitOp->getParentOp()))
+      inherited[executeOp].append(work);
   }
 
   // Returns whether a GPU op that accesses `op` may conflict with the work:
@@ -1302,8 +1358,8 @@ private:
 
   GpuAccessAnalysis &accesses;
   SmallVector<gpu::WaitOp, 8> worklist;
-  // The GPU work that the deferred waits of other bodies passed to an
-  // `async.execute`.
+  // The GPU work of other bodies that host waits in the body of an
+  // `async.execute` wait for.
   DenseMap<Operation *, MemoryAccesses> inherited;
 };
 
@@ -1368,7 +1424,10 @@ void GpuAsyncRegionPass::runOnOperation() {
   }
 
   // Collect gpu.wait ops that we can move out of async.execute regions.
-  getOperation().getRegion().walk(DeferWaitCallback(accesses));
+  // The rewrite replaced ops: the waits moved out of bodies ask an analysis
+  // of their own.
+  GpuAccessAnalysis deferAccesses(getAnalysis<AliasAnalysis>());
+  getOperation().getRegion().walk(DeferWaitCallback(deferAccesses));
   // Makes each !gpu.async.token returned from async.execute op have single use.
   getOperation().getRegion().walk(SingleTokenUseCallback());
 }

@@ -58,6 +58,20 @@ static void appendHostEffects(ArrayRef<MemoryEffects::EffectInstance> effects,
   }
 }
 
+/// Collects the effects of `op` itself, without those of the ops nested in
+/// it; returns false if they are unknown. An op with recursive memory effects
+/// has none of its own unless it declares some (linalg ops declare those on
+/// their operands).
+static bool
+getOwnEffects(Operation *op,
+              SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+  if (auto iface = dyn_cast<MemoryEffectOpInterface>(op)) {
+    iface.getEffects(effects);
+    return true;
+  }
+  return op->hasTrait<OpTrait::HasRecursiveMemoryEffects>();
+}
+
 bool GpuAccessAnalysis::isStackAllocation(Value value) {
   auto iface = value.getDefiningOp<MemoryEffectOpInterface>();
   if (!iface)
@@ -77,22 +91,16 @@ MemoryAccesses GpuAccessAnalysis::getScopeEndAccesses(Operation *op) {
   if (!op->hasTrait<OpTrait::IsTerminator>() || !scope ||
       !scope->hasTrait<OpTrait::AutomaticAllocationScope>())
     return result;
-  auto [it, inserted] = scopeAllocations.try_emplace(scope);
-  SmallVector<Value> &allocations = it->second;
-  if (inserted) {
-    // Allocations of nested scopes end with those.
-    scope->walk<WalkOrder::PreOrder>([&](Operation *nested) {
-      if (nested != scope &&
-          nested->hasTrait<OpTrait::AutomaticAllocationScope>())
-        return WalkResult::skip();
-      for (Value value : nested->getResults())
-        if (isStackAllocation(value))
-          allocations.push_back(value);
-      return WalkResult::advance();
-    });
-  }
-  for (Value allocation : allocations)
-    result.values.push_back({allocation, true});
+  // Allocations of nested scopes end with those.
+  scope->walk<WalkOrder::PreOrder>([&](Operation *nested) {
+    if (nested != scope &&
+        nested->hasTrait<OpTrait::AutomaticAllocationScope>())
+      return WalkResult::skip();
+    for (Value value : nested->getResults())
+      if (isStackAllocation(value))
+        result.values.push_back({value, true});
+    return WalkResult::advance();
+  });
   return result;
 }
 
@@ -110,15 +118,11 @@ MemoryAccesses GpuAccessAnalysis::getHostAccesses(Operation *op) {
 
 MemoryAccesses GpuAccessAnalysis::getOwnHostAccesses(Operation *op) {
   MemoryAccesses result;
-  if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
-    return result;
-  auto iface = dyn_cast<MemoryEffectOpInterface>(op);
-  if (!iface) {
+  SmallVector<MemoryEffects::EffectInstance> effects;
+  if (!getOwnEffects(op, effects)) {
     result.everything = true;
     return result;
   }
-  SmallVector<MemoryEffects::EffectInstance> effects;
-  iface.getEffects(effects);
   appendHostEffects(effects, op, result);
   result.append(getScopeEndAccesses(op));
   return result;
@@ -158,16 +162,14 @@ const MemoryAccesses &GpuAccessAnalysis::getKernelAccesses(GPUFuncOp kernel) {
   kernel.walk([&](Operation *op) {
     // A barrier orders the accesses of the work items of one launch; it
     // accesses no memory itself.
-    if (op == kernel || op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() ||
-        op->hasTrait<OpTrait::IsTerminator>() || isa<BarrierOp>(op))
+    if (op == kernel || op->hasTrait<OpTrait::IsTerminator>() ||
+        isa<BarrierOp>(op))
       return;
-    auto iface = dyn_cast<MemoryEffectOpInterface>(op);
-    if (!iface) {
+    SmallVector<MemoryEffects::EffectInstance> effects;
+    if (!getOwnEffects(op, effects)) {
       result.everything = true;
       return;
     }
-    SmallVector<MemoryEffects::EffectInstance> effects;
-    iface.getEffects(effects);
     for (const MemoryEffects::EffectInstance &effect : effects) {
       if (isa<MemoryEffects::Allocate, MemoryEffects::Free>(effect.getEffect()))
         continue;

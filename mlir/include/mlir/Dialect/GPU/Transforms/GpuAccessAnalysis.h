@@ -65,8 +65,9 @@ struct MemoryAccesses {
 /// one of which is `llvm.noalias`, or one is allocated in the function and
 /// the other is a function argument.
 ///
-/// Queries are memoized per kernel, per scope and per pair of buffers; the IR
-/// must not change while the analysis is in use.
+/// Queries are memoized per kernel and per pair of buffers: the kernels, and
+/// the buffers given to getAliasingBuffers, must not change while the
+/// analysis is in use.
 class GpuAccessAnalysis {
 public:
   explicit GpuAccessAnalysis(AliasAnalysis &aliasAnalysis)
@@ -129,7 +130,6 @@ private:
   SymbolTableCollection symbolTables;
   DenseMap<SymbolRefAttr, Operation *> kernels;
   DenseMap<Operation *, MemoryAccesses> kernelAccesses;
-  DenseMap<Operation *, SmallVector<Value>> scopeAllocations;
   SmallVector<Value> seenBuffers;
   DenseMap<Value, SmallVector<Value>> aliasingBuffers;
 };

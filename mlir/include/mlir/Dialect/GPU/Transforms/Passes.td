@@ -122,15 +122,16 @@ def GpuAsyncRegionPass : Pass<"gpu-async-region", "func::FuncOp"> {
     before the first host op that may conflict with it or has unknown
     effects. A dependent `async.execute` body treats it the same way.
 
-    Across regions: GPU work pending before a region op is depended on
-    directly inside it. `scf.if`, `scf.index_switch` and `scf.execute_region`
-    get a token result, the join of what each region leaves pending;
-    `scf.for` gets a token iter_arg for the work of the previous iterations
-    (an op in the body depends on it only if it conflicts with what the body
-    accesses) and a token result; `scf.while` gets that iter_arg in its
-    `before` region, which forwards it with its own work to the `after`
-    region and as the token result. The blocks of other region ops
-    (`scf.parallel`, `async.execute`, multi-block regions, unstructured
+    Across regions, in the dependence mode: GPU work pending before a region
+    Across regions, in the dependence mode: GPU work pending before a region
+    op is depended on directly inside it. `scf.if`, `scf.index_switch` and
+    `scf.execute_region` get a token result, the join of what each region
+    leaves pending; `scf.for` gets a token iter_arg for the work of the
+    previous iterations (an op in the body depends on it only if it conflicts
+    with what the body accesses) and a token result; `scf.while` gets that
+    iter_arg in its `before` region, which forwards it with its own work to
+    the `after` region and as the token result. The blocks of other region
+    ops (`scf.parallel`, `async.execute`, multi-block regions, unstructured
     control flow) end with a host wait for their own GPU work.
 
     A stream passed in by the caller joins in through `gpu.wait` with an
