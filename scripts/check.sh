@@ -69,7 +69,9 @@ fi
 note "overlay in sync: ${#in_series[@]} file(s), ${n} patch(es)"
 [[ $mode != overlay ]] || exit 0
 
-# 2. clang-format, patch by patch, on the lines each patch changes.
+# 2. clang-format, patch by patch, on the lines each patch changes, in the
+# files upstream's formatter checks (C and C++; not TableGen, CMake or tests).
+FORMAT_EXTENSIONS=cpp,c,cc,h,hpp,hxx,cxx,inc,cppm,cl
 CLANG_FORMAT=${CLANG_FORMAT:-$(command -v "clang-format-${LLVM_MAJOR}" || true)}
 [[ -x $CLANG_FORMAT ]] || die "clang-format-${LLVM_MAJOR} not found; run scripts/install-deps.sh"
 GIT_CLANG_FORMAT=${LLVM_PREFIX}/bin/git-clang-format
@@ -79,7 +81,8 @@ commits=($(git -C "$tmp/tree" rev-list --reverse "${LLVM_TAG}..HEAD"))
 fmt_bad=0
 for i in "${!commits[@]}"; do
   c=${commits[$i]}
-  out=$(cd "$tmp/tree" && "$GIT_CLANG_FORMAT" --binary "$CLANG_FORMAT" --diff "$c~1" "$c" 2>&1 || true)
+  out=$(cd "$tmp/tree" && "$GIT_CLANG_FORMAT" --binary "$CLANG_FORMAT" \
+    --extensions "$FORMAT_EXTENSIONS" --diff "$c~1" "$c" 2>&1 || true)
   case $out in
     "" | *"no modified files to format"* | *"did not modify any files"*) ;;
     *)

@@ -491,13 +491,14 @@ def NVGPU_TmaAsyncLoadOp : NVGPU_Op<"tma.async.load", [AttrSizedOperandSegments]
     tile shape. The descriptor is created by `nvgpu.tma.create.descriptor`
 
     The Op uses `$barrier` mbarrier based completion mechanism. 
-  }];
-  let arguments = (ins Arg<AnyMemRef, "", [MemWriteAt<0, FullEffect>]>:$dst,
-      NVGPU_MBarrierGroup:$barriers,
-      Arg<NVGPU_TensorMapDescriptor,
-          "", [MemReadAt<0, FullEffect>]>:$tensorMapDescriptor,
-      Variadic<Index>:$coordinates, Index:$mbarId, Optional<I16>:$multicastMask,
-      Optional<I1>:$predicate);
+  }];  
+  let arguments = (ins  Arg<AnyMemRef, "", [MemWriteAt<0, FullEffect>]>:$dst,
+                        NVGPU_MBarrierGroup:$barriers,
+                        Arg<NVGPU_TensorMapDescriptor, "", [MemReadAt<0, FullEffect>]>:$tensorMapDescriptor,
+                        Variadic<Index>:$coordinates, 
+                        Index:$mbarId,
+                        Optional<I16>:$multicastMask,
+                        Optional<I1>:$predicate);
   let assemblyFormat = [{
     $tensorMapDescriptor `[` $coordinates `]` `,` $barriers `[` $mbarId `]` 
       `to` $dst
