@@ -62,7 +62,45 @@ execute_region and async.execute bodies):
             stream waits, the host does not);
   barrier   kernels with gpu.barrier and workgroup memory (an attribution,
             or gpu.dynamic_shared_memory through memref.view, launched with
-            dynamic_shared_memory_size) besides their argument effects.
+            dynamic_shared_memory_size) besides their argument effects;
+  await     async.execute ops that others wait for: a first body writes a
+            target buffer on the GPU (and makes 0-2 more statements), then
+            either a second async.execute awaits it first thing in its body
+            (its !async.token, or its !async.value<index> where it has one;
+            then 0-2 statements, which may conflict with the first body),
+            or a second one makes it in its own body and awaits it there,
+            or a second one takes its value as a body operand
+            (`async.execute (%v as %x : !async.value<index>)`, the body
+            maybe accessing the target at index %x at once); the function
+            awaits the second one (value or token). Or the function awaits
+            the first one's value (`%e, %v = async.execute ->
+            !async.value<index> {...; async.yield %c0 : index}`), the token
+            later or never. Then the function accesses the target (host
+            load or store, GPU memset or kernel). As with async, at most
+            fresh allocations come between an async.execute and the await
+            that covers it, and with the blocks shape, where it may branch,
+            sometimes a cf.br to a new block (its token and value passed as
+            block arguments half of the time);
+  linalg    linalg.fill and linalg.copy (structured ops with recursive memory
+            effects that declare their own) on memrefs on the host (not in
+            async.execute bodies: --run's lowering would make blocks of
+            them), and kernels whose effects on their arguments come from
+            linalg.fill / linalg.copy in their gpu.func bodies (directly,
+            through memref.cast, between subviews);
+  blocks    (without a caller's stream) branches between blocks of the
+            function body: cf.cond_br to two blocks that cf.br to a join, or
+            to a block or past it; a loop of blocks (a header with a counter
+            argument counting to a constant, 0-3 iterations, maybe swapping
+            two buffers through its block arguments, a kernel on them in the
+            body); a plain cf.br to a new block. Buffers flow through block
+            arguments half of the time, the blocks hold statements of every
+            kind (with --control-flow: scf ops too; in straight-line
+            programs: nested branches, and i1 arguments %cond0, %cond1 made
+            for them). With --control-flow, only in the function body (the
+            regions of scf ops, async.execute and callees keep one block);
+            a hand-over to a caller's stream is never combined with them
+            (`gpu.wait <%s>` followed by a branch is a known open problem of
+            the dependence mode).
 
 The checker does not trust the pass: it interprets the pass output as a
 program (scripts/async_region_interp.py) with concrete values for its i1 and
@@ -90,10 +128,15 @@ allocation scopes). Buffers: arguments may alias each other unless marked
 {llvm.noalias}, each execution of an allocation is a buffer of its own, and
 a view, or a pointer made from a buffer, is its source buffer. The bodies
 of async.execute run on host threads of their own: their host waits
-complete GPU work for that thread, which the function's thread sees only
-at the async.await (of the !async.token, or of an
-!async.value<!gpu.async.token> that the pass adds); sparse ops access the
-buffers of their handles (see scripts/async_region_interp.py for the
+complete GPU work for that thread, which another thread sees only at an
+async.await (of the !async.token, or of any !async.value of the body: the
+program's, or an !async.value<!gpu.async.token> that the pass adds) or when
+the body is a dependency of its async.execute or gives it a body operand
+(the thread of a body that awaits another body sees what that one
+completed, and so does a thread that awaits it in turn); sparse ops access
+the buffers of their handles; function bodies of several blocks follow
+their cf.br / cf.cond_br; linalg.fill writes its output, linalg.copy reads
+its input and writes its output (see scripts/async_region_interp.py for the
 model).
 
 The input program is interpreted the same way and must make the same
@@ -113,7 +156,12 @@ figure misses is concurrency a pass could still gain); host syncs, and host
 syncs inside scf.for bodies per loop iteration. Without --control-flow and
 --noalias, a seed generates the same programs as before control flow was
 added (same extra ordered pairs and host syncs); without --shapes, the same
-programs as before the shapes were added. The shapes run in every mode of
+programs as before the shapes were added; with the shapes of before await,
+linalg and blocks (pointer, opaque, sparse, async, stack, stream, barrier),
+the same programs as before those were added (`all` includes them). The
+input itself is checked the same way (no async.execute body may race with
+the function's thread): a violation there is a bug of the oracle and stops
+it. The shapes run in every mode of
 the pass (--pass-args=-gpu-async-region=max-streams=N: 1, the default, one
 chain; 2 and 0, the dependence mode).
 
@@ -130,9 +178,13 @@ missing orderings. --run also lowers the output with
 -gpu-lower-to-nvvm-pipeline and runs it with mlir-runner and the checking GPU
 runtime (build/lib/libmlir_gpu_check_runtime.so), calling each program with
 each checked assignment (50 programs per process): no stream or
-event may leak or be misused. Modules with async.execute are lowered further
+event may leak or be misused. Modules with linalg ops get
+-convert-linalg-to-loops first. Modules with async.execute are lowered further
 with the async dialect's passes (ASYNC_LOWERING) and run with the async
 runtime at -O0 (mlir-runner's default -O2 does not survive the coroutines);
+each of their async.execute ops gets an attribute of its own first, so that
+the CSE of the GPU pipeline does not merge two whose bodies are left without
+effects (distinct_executes);
 programs on a caller's stream get one from @main (mgpuStreamCreate,
 synchronized after each call, destroyed at the end, declared as llvm.func).
 --keep writes the generated module to FILE, and each program that fails
@@ -236,7 +288,7 @@ def launch_text(k, a, b):
 # ---------------------------------------------------------------------------
 
 SHAPES = ["pointer", "opaque", "sparse", "async", "stack", "stream",
-          "barrier"]
+          "barrier", "await", "linalg", "blocks"]
 INDICES = "memref<16xi32>"
 SCRATCH = "memref<?xi8>"
 # The type of each kind of kernel operand.
@@ -266,6 +318,24 @@ OPAQUE_TABLE = {f"@blobs::@ok{i}": [e for _, e in spec]
 BARRIER_KERNELS = [(("R", "W"), "attr"), (("RW",), "dynamic"),
                    (("R", "RW"), "dynamic"), (("W", "R"), "attr")]
 WORKGROUP = "memref<16xf32, #gpu.address_space<workgroup>>"
+# Kernels whose effects on their memref arguments come from linalg.fill and
+# linalg.copy (@kernels::@fkN): per argument, its effect (LINALG_BODIES has
+# their bodies: a fill; a copy; a copy then a fill of its input; a fill
+# through memref.cast and a load; a copy between subviews).
+LINALG_KERNELS = [("W",), ("R", "W"), ("RW", "W"), ("W", "R"), ("R", "W")]
+STRIDED = "memref<8xf32, strided<[1]>>"
+STRIDED8 = "memref<8xf32, strided<[1], offset: 8>>"
+LINALG_BODIES = [
+    [f"linalg.fill ins(%f : f32) outs(%a0 : {MEMREF})"],
+    [f"linalg.copy ins(%a0 : {MEMREF}) outs(%a1 : {MEMREF})"],
+    [f"linalg.copy ins(%a0 : {MEMREF}) outs(%a1 : {MEMREF})",
+     f"linalg.fill ins(%f : f32) outs(%a0 : {MEMREF})"],
+    [f"%d = memref.cast %a0 : {MEMREF} to memref<?xf32>",
+     "linalg.fill ins(%f : f32) outs(%d : memref<?xf32>)",
+     f"%v = memref.load %a1[%c0] : {MEMREF}"],
+    [f"%s = memref.subview %a0[0] [8] [1] : {MEMREF} to {STRIDED}",
+     f"%d = memref.subview %a1[8] [8] [1] : {MEMREF} to {STRIDED8}",
+     f"linalg.copy ins(%s : {STRIDED}) outs(%d : {STRIDED8})"]]
 # A gpu.binary whose object the checking runtime loads without reading it.
 BINARY_TEXT = ('  gpu.binary @blobs [#gpu.object<#nvvm.target, '
                '"opaque kernels">]\n')
@@ -344,14 +414,27 @@ def barrier_kernel_text(index, effects, memory):
             "\n".join(body) + "\n      gpu.return\n    }\n")
 
 
-def shape_kernels_text():
-    """The kernels of the shapes, for the gpu.module @kernels."""
+def linalg_kernel_text(index, effects):
+    body = ["      %c0 = arith.constant 0 : index",
+            "      %f = arith.constant 1.0 : f32"]
+    body += ["      " + line for line in LINALG_BODIES[index]]
+    args = ", ".join(f"%a{i} : {MEMREF}" for i in range(len(effects)))
+    return (f"    gpu.func @fk{index}({args}) kernel {{\n" +
+            "\n".join(body) + "\n      gpu.return\n    }\n")
+
+
+def shape_kernels_text(shapes=()):
+    """The kernels of the shapes, for the gpu.module @kernels (those of the
+    linalg shape only with it)."""
     return ("".join(pointer_kernel_text(i, s)
                     for i, s in enumerate(POINTER_KERNELS)) +
             "".join(llvm_kernel_text(i, s)
                     for i, s in enumerate(LLVM_KERNELS)) +
             "".join(barrier_kernel_text(i, e, m)
-                    for i, (e, m) in enumerate(BARRIER_KERNELS)))
+                    for i, (e, m) in enumerate(BARRIER_KERNELS)) +
+            ("".join(linalg_kernel_text(i, e)
+                     for i, e in enumerate(LINALG_KERNELS))
+             if "linalg" in shapes else ""))
 
 
 def kernel_launch(kernel, operands, smem=False):
@@ -400,6 +483,11 @@ class Program:
         self.extra_indent = ""
         # Whether statements run in an async.execute body.
         self.in_async = False
+        # The blocks shape: block arguments that carry buffers (merged at a
+        # join, swapped through a loop header), by where they may be used
+        # (GPU and host, GPU only, host only); the nesting of its branches.
+        self.joined = {"both": [], "dev": [], "host": []}
+        self.cfg_depth = 0
 
     def fresh(self):
         self.counter += 1
@@ -408,17 +496,27 @@ class Program:
     def op(self, line):
         self.lines.append("    " + self.extra_indent + line)
 
+    # (The joined lists are empty without the blocks shape: the choices stay
+    # those of old seeds.)
+    def device_pool(self):
+        return (self.args + self.gpu_buffers + self.stack_buffers +
+                self.joined["both"] + self.joined["dev"])
+
+    def host_pool(self):
+        return (self.args + self.host_buffers + self.stack_buffers +
+                self.joined["both"] + self.joined["host"])
+
     def device_buffer(self):
-        return self.rng.choice(self.args + self.gpu_buffers +
-                               self.stack_buffers)
+        return self.rng.choice(self.device_pool())
 
     def any_buffer(self):
         return self.rng.choice(self.args + self.gpu_buffers +
-                               self.host_buffers + self.stack_buffers)
+                               self.host_buffers + self.stack_buffers +
+                               self.joined["both"] + self.joined["dev"] +
+                               self.joined["host"])
 
     def host_buffer(self):
-        return self.rng.choice(self.args + self.host_buffers +
-                               self.stack_buffers)
+        return self.rng.choice(self.host_pool())
 
     def shape_kinds(self):
         """The statement kinds of the enabled shapes, with their weights
@@ -429,7 +527,17 @@ class Program:
                  "async": 1.5 * ("async" in self.shapes and
                                  not self.in_async),
                  "alloca": 1 * ("stack" in self.shapes),
-                 "barrier_launch": 1 * ("barrier" in self.shapes)}
+                 "barrier_launch": 1 * ("barrier" in self.shapes),
+                 "await": 1.5 * ("await" in self.shapes and
+                                 not self.in_async),
+                 # Not in async.execute bodies: the lowering of --run makes
+                 # loops, then blocks, of it.
+                 "linalg_host": 1 * ("linalg" in self.shapes and
+                                     not self.in_async),
+                 "linalg_launch": 1 * ("linalg" in self.shapes),
+                 "blocks": 1.5 * ("blocks" in self.shapes and
+                                  not self.in_async and not self.stream and
+                                  self.cfg_depth < 2)}
         return [(k, w) for k, w in kinds.items() if w]
 
     def generate(self):
@@ -502,6 +610,8 @@ class Program:
                         self.spmv(handles)
         elif kind == "async":
             self.gen_async_straight()
+        elif kind in ("await", "linalg_host", "linalg_launch", "blocks"):
+            getattr(self, "gen_" + kind)(None)
 
     # Shapes, shared with ControlFlowProgram ------------------------------
 
@@ -545,6 +655,10 @@ class Program:
         elif kind == "opaque_launch":
             k = rng.randrange(len(LLVM_KERNELS))
             kernel, spec = f"@kernels::@lk{k}", LLVM_KERNELS[k]
+        elif kind == "linalg_launch":
+            k = rng.randrange(len(LINALG_KERNELS))
+            kernel = f"@kernels::@fk{k}"
+            spec = [("memref", e) for e in LINALG_KERNELS[k]]
         else:
             k = rng.randrange(len(BARRIER_KERNELS))
             effects, memory = BARRIER_KERNELS[k]
@@ -631,43 +745,382 @@ class Program:
         allocations, then an await of the last one."""
         rng = self.rng
         tokens = []
-        saved = self.pointers
         for _ in range(1 if rng.random() < 0.7 else 2):
             t = f"%at{self.fresh()[2:]}"
             deps = f" [{tokens[-1]}]" if tokens else ""
             self.op(f"{t} = async.execute{deps} {{")
-            self.extra_indent += "  "
-            self.in_async = True
-            # Values made in the body are not visible after it.
-            self.pointers = dict(saved)
-            sparse = self.sparse
-            self.sparse = list(sparse)
-            stack = self.stack_buffers
-            self.stack_buffers = list(stack)
-            # Statements on the buffers so far (allocations other than
-            # stack ones would be visible only in the body).
-            names = ["launch", "memcpy", "memset", "load", "store"]
-            weights = [6, 3, 2, 2, 2]
-            for kind, weight in self.shape_kinds():
-                names.append(kind)
-                weights.append(weight)
-            for _ in range(rng.randint(1, 3)):
-                self.statement(rng.choices(names, weights=weights)[0])
-            for h in self.sparse:
-                if h not in sparse:
-                    self.sparse_flush(h)
-            self.sparse = sparse
-            self.stack_buffers = stack
-            self.op("async.yield")
-            self.in_async = False
-            self.extra_indent = self.extra_indent[:-2]
+            body, state = self.enter_body(None)
+            self.body_block(body, rng.randint(1, 3))
+            self.leave_body(body, state)
             self.op("}")
             tokens.append(t)
-        self.pointers = saved
         # Nothing that conflicts with the bodies until the await.
+        self.fresh_allocs(None)
+        self.op(f"async.await {tokens[-1]} : !async.token")
+
+    # Hooks of the shared generators (gen_await, gen_blocks, gen_linalg_*):
+    # here for straight-line programs (ctx is None), overridden by
+    # ControlFlowProgram (ctx is the Scope).
+
+    def enter_body(self, ctx):
+        """Starts the body of an async.execute (after its first line).
+        Returns (the body's ctx, what leave_body restores)."""
+        state = (self.pointers, self.sparse, self.stack_buffers,
+                 self.in_async)
+        self.extra_indent += "  "
+        self.in_async = True
+        # Values made in the body are not visible after it.
+        self.pointers = dict(state[0])
+        self.sparse = list(state[1])
+        self.stack_buffers = list(state[2])
+        return None, state
+
+    def leave_body(self, ctx, state, yield_line="async.yield"):
+        """Ends an async.execute body with `yield_line` (the caller writes
+        the closing brace): destroys the sparse handles made in it."""
+        pointers, sparse, stack, in_async = state
+        for h in self.sparse:
+            if h not in sparse:
+                self.sparse_flush(h)
+        self.sparse = sparse
+        self.stack_buffers = stack
+        self.op(yield_line)
+        self.in_async = in_async
+        self.extra_indent = self.extra_indent[:-2]
+        self.pointers = pointers
+
+    def body_block(self, ctx, count):
+        """`count` statements of an async.execute body, on the buffers so
+        far (allocations other than stack ones would be visible only in the
+        body)."""
+        rng = self.rng
+        names = ["launch", "memcpy", "memset", "load", "store"]
+        weights = [6, 3, 2, 2, 2]
+        for kind, weight in self.shape_kinds():
+            names.append(kind)
+            weights.append(weight)
+        for _ in range(count):
+            self.statement(rng.choices(names, weights=weights)[0])
+
+    def fresh_allocs(self, ctx):
+        """0-2 fresh allocations (all an await may have before it)."""
+        rng = self.rng
         for _ in range(rng.choice([0, 0, 1, 2])):
             self.statement(rng.choice(["host_alloc", "gpu_alloc"]))
-        self.op(f"async.await {tokens[-1]} : !async.token")
+
+    def pick_buffer(self, ctx, dev=False, host=False, write=False):
+        """A buffer the GPU (dev) and/or the host may access (and write), or
+        None."""
+        if dev and host:
+            pool = self.args + self.stack_buffers + self.joined["both"]
+        elif dev:
+            pool = self.device_pool()
+        elif host:
+            pool = self.host_pool()
+        else:
+            pool = self.device_pool() + self.host_buffers + \
+                self.joined["host"]
+        return self.rng.choice(pool) if pool else None
+
+    def host_ok(self, ctx, name):
+        return name in self.host_pool()
+
+    def branches_here(self, ctx):
+        """Whether the blocks shape may branch here."""
+        return ("blocks" in self.shapes and not self.in_async and
+                not self.stream)
+
+    def cache(self, ctx):
+        return self.pointers
+
+    def label(self, text):
+        """A block label line ('^bm3(%j3 : memref<16xf32>)')."""
+        self.lines.append("  " + self.extra_indent + text + ":")
+
+    def cond(self, ctx):
+        """An i1 value to branch on: the function's i1 arguments (made on
+        first use in straight-line programs)."""
+        conds = [s for s, t in self.scalars if t == "i1"]
+        if not conds or (len(conds) < 2 and self.rng.random() < 0.2):
+            conds.append(f"%cond{len(conds)}")
+            self.scalars.append((conds[-1], "i1"))
+        return self.rng.choice(conds)
+
+    def arm(self, ctx, count):
+        """`count` statements in a block that does not dominate what
+        follows (a branch of the blocks shape): what they make is not
+        visible after them; the sparse handles made are destroyed."""
+        rng = self.rng
+        saved = (self.gpu_buffers, self.host_buffers, self.stack_buffers,
+                 self.joined, self.pointers, self.sparse)
+        self.gpu_buffers = list(saved[0])
+        self.host_buffers = list(saved[1])
+        self.stack_buffers = list(saved[2])
+        self.joined = {k: list(v) for k, v in saved[3].items()}
+        self.pointers = dict(saved[4])
+        self.sparse = list(saved[5])
+        names = ["launch", "memcpy", "memset", "load", "store", "host_alloc",
+                 "gpu_alloc"]
+        weights = [6, 3, 2, 2, 2, 2, 1]
+        for kind, weight in self.shape_kinds():
+            names.append(kind)
+            weights.append(weight)
+        for _ in range(count):
+            self.statement(rng.choices(names, weights=weights)[0])
+        for h in self.sparse:
+            if h not in saved[5]:
+                self.sparse_flush(h)
+        (self.gpu_buffers, self.host_buffers, self.stack_buffers,
+         self.joined, self.pointers, self.sparse) = saved
+
+    def pair(self, ctx, dev=False):
+        """Two distinct buffers of one kind (for a block argument that is
+        either), with that kind; None if there are none."""
+        rng = self.rng
+        pools = {"both": self.args + self.stack_buffers + self.joined["both"],
+                 "dev": self.gpu_buffers + self.joined["dev"],
+                 "host": self.host_buffers + self.joined["host"]}
+        kinds = [k for k, v in pools.items()
+                 if len(set(v)) >= 2 and not (dev and k == "host")]
+        if not kinds:
+            return None
+        kind = rng.choice(kinds)
+        a, b = rng.sample(sorted(set(pools[kind])), 2)
+        return a, b, kind
+
+    def join(self, ctx, name, pair):
+        """Makes block argument `name` (one of `pair`) usable."""
+        self.joined[pair[2]].append(name)
+
+    # Shared generators of the await, linalg and blocks shapes ------------
+
+    def gen_linalg_host(self, ctx):
+        """linalg.fill or linalg.copy on the host."""
+        if self.rng.random() < 0.5:
+            b = self.pick_buffer(ctx, host=True, write=True)
+            if b:
+                self.op(f"linalg.fill ins(%f : f32) outs({b} : {MEMREF})")
+            return
+        dst = self.pick_buffer(ctx, host=True, write=True)
+        src = self.pick_buffer(ctx, host=True)
+        if dst and src and dst != src:
+            self.op(f"linalg.copy ins({src} : {MEMREF}) outs({dst} : "
+                    f"{MEMREF})")
+
+    def gen_linalg_launch(self, ctx):
+        self.shape_launch(
+            "linalg_launch",
+            lambda write: self.pick_buffer(ctx, dev=True, write=write),
+            self.cache(ctx))
+
+    def execute(self, ctx, fill, value=False, operand=None):
+        """`%wtN[, %wvN] = async.execute [(operand as %wxN)] [->
+        !async.value<index>] {...}` with fill(body ctx, %wxN) making its
+        body (yielding %c0 or %c1 with a value). Returns (token, value or
+        None)."""
+        n = self.fresh()[2:]
+        t, v, x = f"%wt{n}", f"%wv{n}", f"%wx{n}"
+        results = f"{t}, {v}" if value else t
+        operands = f" ({operand} as {x} : !async.value<index>)" \
+            if operand else ""
+        types = " -> !async.value<index>" if value else ""
+        self.op(f"{results} = async.execute{operands}{types} {{")
+        body, state = self.enter_body(ctx)
+        fill(body, x)
+        yielded = (f"async.yield %c{self.rng.randrange(2)} : index" if value
+                   else "async.yield")
+        self.leave_body(body, state, yielded)
+        self.op("}")
+        return t, (v if value else None)
+
+    def wait_for(self, token, value):
+        """An async.await of the value (most of the time, if there is one)
+        or of the token."""
+        if value and self.rng.random() < 0.7:
+            self.op(f"%wa{self.fresh()[2:]} = async.await {value} : "
+                    "!async.value<index>")
+        else:
+            self.op(f"async.await {token} : !async.token")
+
+    def between(self, ctx, token, value):
+        """What may come between an async.execute and the await that
+        covers it: 0-2 fresh allocations, and with the blocks shape, where
+        it may branch, sometimes a cf.br to a new block (passing the token
+        and value, or not). Returns the token and value to use after."""
+        self.fresh_allocs(ctx)
+        if not self.branches_here(ctx) or self.rng.random() >= 0.3:
+            return token, value
+        n = self.fresh()[2:]
+        if self.rng.random() < 0.5:
+            self.op(f"cf.br ^bw{n}")
+            self.label(f"^bw{n}")
+            return token, value
+        passed = [(token, f"%wbt{n}", "!async.token")] + (
+            [(value, f"%wbv{n}", "!async.value<index>")] if value else [])
+        self.op(f"cf.br ^bw{n}({', '.join(v for v, _, _ in passed)} : "
+                f"{', '.join(t for _, _, t in passed)})")
+        self.label(f"^bw{n}(" + ", ".join(f"{a} : {t}" for _, a, t in passed)
+                   + ")")
+        return f"%wbt{n}", (f"%wbv{n}" if value else None)
+
+    def gpu_target(self, ctx, target):
+        """GPU work that writes `target` (a memset, or a kernel writing its
+        first argument)."""
+        if target is None:
+            return
+        rng = self.rng
+        if rng.random() < 0.4:
+            self.op(f"gpu.memset {target}, %f : {MEMREF}, f32")
+            return
+        k = rng.choice([1, 2, 4, 5])
+        other = self.pick_buffer(ctx, dev=True,
+                                 write="W" in KERNELS[k][1]) or target
+        self.op(launch_text(k, target, other))
+
+    def touch(self, ctx, target, index="%c0"):
+        """An access of `target` by the host (a load or store at `index`) or
+        the GPU (a memset, or a kernel reading it)."""
+        if target is None:
+            return
+        rng = self.rng
+        if self.host_ok(ctx, target) and rng.random() < 0.6:
+            if rng.random() < 0.5:
+                self.op(f"{self.fresh()} = memref.load {target}[{index}] : "
+                        f"{MEMREF}")
+            else:
+                self.op(f"memref.store %f, {target}[{index}] : {MEMREF}")
+        elif rng.random() < 0.5:
+            self.op(f"gpu.memset {target}, %f : {MEMREF}, f32")
+        else:
+            self.op(launch_text(3, target, target))
+
+    def gen_await(self, ctx):
+        """async.execute ops that other ones wait for (see the await shape
+        in the module docstring): a first body writes a target buffer on the
+        GPU; then a second async.execute awaits it (its token or value)
+        first thing in its body ("in_body"), or makes it in its body and
+        awaits it there ("nested"), or takes its value as a body operand
+        ("operand", the body may access the target at once); or the function
+        awaits the first one's value ("value", the token later or never).
+        The function awaits the last one (value or token) and accesses the
+        target. Between an async.execute and the await that covers it there
+        are fresh allocations at most, and with the blocks shape maybe a
+        branch to a new block (between)."""
+        rng = self.rng
+        form = rng.choice(["in_body", "in_body", "nested", "value",
+                           "operand"])
+        target = self.pick_buffer(ctx, dev=True, write=True)
+
+        def first(body, _):
+            self.gpu_target(body, target)
+            self.body_block(body, rng.randint(0, 2))
+
+        if form == "in_body":
+            ta, va = self.between(ctx, *self.execute(ctx, first,
+                                                     rng.random() < 0.5))
+
+            def second(body, _):
+                self.wait_for(ta, va if rng.random() < 0.8 else None)
+                self.body_block(body, rng.randint(0, 2))
+            self.wait_for(*self.between(
+                ctx, *self.execute(ctx, second, rng.random() < 0.3)))
+        elif form == "nested":
+            def outer(body, _):
+                self.wait_for(*self.execute(body, first,
+                                            rng.random() < 0.5))
+                self.body_block(body, rng.randint(0, 2))
+            self.wait_for(*self.between(
+                ctx, *self.execute(ctx, outer, rng.random() < 0.3)))
+        elif form == "value":
+            t, v = self.between(ctx, *self.execute(ctx, first, True))
+            self.op(f"%wa{self.fresh()[2:]} = async.await {v} : "
+                    "!async.value<index>")
+            self.touch(ctx, target)
+            if rng.random() < 0.5:
+                self.op(f"async.await {t} : !async.token")
+            return
+        else:
+            t1, v1 = self.between(ctx, *self.execute(ctx, first, True))
+
+            def second(body, x):
+                if rng.random() < 0.6:
+                    self.touch(body, target, x)
+                self.body_block(body, rng.randint(0, 2))
+            self.wait_for(*self.between(
+                ctx, *self.execute(ctx, second, rng.random() < 0.3, v1)))
+            self.touch(ctx, target)
+            if rng.random() < 0.3:
+                self.wait_for(t1, v1)
+            return
+        self.touch(ctx, target)
+
+    def gen_blocks(self, ctx):
+        """Branches between blocks of the function body (see the blocks
+        shape in the module docstring): a diamond (cf.cond_br to two
+        blocks that branch to a join), a skip (cf.cond_br to a block or
+        past it), a loop (a header block counting to a constant, 0-3
+        iterations, maybe swapping two buffers through its arguments), or a
+        plain cf.br to the next block. Buffers flow through block arguments
+        half of the time."""
+        rng = self.rng
+        n = self.fresh()[2:]
+        form = rng.choice(["diamond", "diamond", "skip", "loop", "loop",
+                           "jump"])
+        self.cfg_depth += 1
+        if form == "jump":
+            self.op(f"cf.br ^bj{n}")
+            self.label(f"^bj{n}")
+        elif form in ("diamond", "skip"):
+            cond = self.cond(ctx)
+            pair = self.pair(ctx) if rng.random() < 0.5 else None
+
+            def to(x):
+                return f"({x} : {MEMREF})" if pair else ""
+            a, b = pair[:2] if pair else (None, None)
+            if form == "diamond":
+                self.op(f"cf.cond_br {cond}, ^bt{n}, ^bf{n}")
+                self.label(f"^bt{n}")
+                self.arm(ctx, rng.randint(1, 3))
+                self.op(f"cf.br ^bm{n}{to(a)}")
+                self.label(f"^bf{n}")
+                self.arm(ctx, rng.randint(0, 2))
+                self.op(f"cf.br ^bm{n}{to(b)}")
+            else:
+                self.op(f"cf.cond_br {cond}, ^bt{n}, ^bm{n}{to(b)}")
+                self.label(f"^bt{n}")
+                self.arm(ctx, rng.randint(1, 3))
+                self.op(f"cf.br ^bm{n}{to(a)}")
+            self.label(f"^bm{n}" + (f"(%j{n} : {MEMREF})" if pair else ""))
+            if pair:
+                self.join(ctx, f"%j{n}", pair)
+        else:
+            pair = self.pair(ctx, dev=True) if rng.random() < 0.5 else None
+            self.op(f"%lk{n} = arith.constant {rng.randrange(4)} : index")
+            i, x, y = f"%li{n}", f"%lx{n}", f"%ly{n}"
+            if pair:
+                self.op(f"cf.br ^bh{n}(%c0, {pair[0]}, {pair[1]} : index, "
+                        f"{MEMREF}, {MEMREF})")
+                self.label(f"^bh{n}({i} : index, {x} : {MEMREF}, {y} : "
+                           f"{MEMREF})")
+                self.join(ctx, x, pair)
+                self.join(ctx, y, pair)
+            else:
+                self.op(f"cf.br ^bh{n}(%c0 : index)")
+                self.label(f"^bh{n}({i} : index)")
+            self.op(f"%lc{n} = arith.cmpi slt, {i}, %lk{n} : index")
+            self.op(f"cf.cond_br %lc{n}, ^bl{n}, ^bx{n}")
+            self.label(f"^bl{n}")
+            if pair:
+                self.op(launch_text(0, x, y))
+            self.arm(ctx, rng.randint(1, 3))
+            self.op(f"%ln{n} = arith.addi {i}, %c1 : index")
+            if pair:
+                self.op(f"cf.br ^bh{n}(%ln{n}, {y}, {x} : index, {MEMREF}, "
+                        f"{MEMREF})")
+            else:
+                self.op(f"cf.br ^bh{n}(%ln{n} : index)")
+            self.label(f"^bx{n}")
+        self.cfg_depth -= 1
 
     def memref_args(self):
         """(name, type) of the memref arguments."""
@@ -832,7 +1285,18 @@ class ControlFlowProgram(Program):
                                 not scope.in_async),
                 "alloca": 1 * ("stack" in self.shapes),
                 "barrier_launch": 1 * ("barrier" in self.shapes),
-                "shape_call": 0.5 * bool(self.shapes & {"pointer", "stack"})}
+                "shape_call": 0.5 * bool(self.shapes & {"pointer", "stack"}),
+                "await": 1.5 * ("await" in self.shapes and nested and
+                                not scope.in_async),
+                "linalg_host": 1 * ("linalg" in self.shapes and
+                                    not scope.in_async),
+                "linalg_launch": 1 * ("linalg" in self.shapes),
+                # Branches between blocks of the function body only (the
+                # regions of scf ops have one block); none with a hand-over
+                # to a caller's stream.
+                "blocks": 1.5 * ("blocks" in self.shapes and
+                                 scope.depth == 0 and not scope.in_async and
+                                 not self.stream)}
             kinds.update((k, w) for k, w in shape_kinds.items() if w)
             if scope.in_async:
                 kinds["select"] = 0
@@ -910,6 +1374,71 @@ class ControlFlowProgram(Program):
         b = scope.pick(self.rng, dev=True, write=write)
         if b:
             self.op(f"func.call @{name}({b.name}) : ({MEMREF}) -> ()")
+
+    # Hooks of the shared generators (see Program): ctx is the Scope.
+
+    def enter_body(self, ctx):
+        # No loops or branches in the body (see gen_async).
+        body = ctx.child()
+        body.in_async = True
+        body.depth = self.MAX_DEPTH
+        self.indent += 1
+        return body, None
+
+    def leave_body(self, ctx, state, yield_line="async.yield"):
+        self.op(yield_line)
+        self.indent -= 1
+
+    def body_block(self, ctx, count):
+        self.block(ctx, count)
+
+    def fresh_allocs(self, ctx):
+        for _ in range(self.rng.choice([0, 0, 1, 2])):
+            gpu = self.rng.random() < 0.5
+            b = self.alloc(ctx, gpu=gpu)
+            if gpu:
+                ctx.allocated.append(b)
+
+    def pick_buffer(self, ctx, dev=False, host=False, write=False):
+        e = ctx.pick(self.rng, dev=dev, host=host, write=write)
+        return e.name if e else None
+
+    def host_ok(self, ctx, name):
+        return any(e.name == name and e.host for e in ctx.entries)
+
+    def branches_here(self, ctx):
+        return ("blocks" in self.shapes and ctx.depth == 0 and
+                not ctx.in_async and not self.stream)
+
+    def cache(self, ctx):
+        return ctx.pointers
+
+    def label(self, text):
+        self.lines.append("  " * (self.indent - 1) + text + ":")
+
+    def cond(self, ctx):
+        return self.rng.choice(ctx.conds)
+
+    def arm(self, ctx, count):
+        self.block(ctx.child(), count)
+
+    def pair(self, ctx, dev=False):
+        rng = self.rng
+        a = ctx.pick(rng, dev=dev, write=dev)
+        if not a:
+            return None
+        others = [e for e in ctx.entries if not e.raw and e.dev == a.dev and
+                  e.host == a.host and e.name != a.name and
+                  (e.writable or not dev)]
+        if not others:
+            return None
+        b = rng.choice(others)
+        return a.name, b.name, Entry(None, a.dev, a.host,
+                                     a.writable and b.writable)
+
+    def join(self, ctx, name, pair):
+        e = pair[2]
+        ctx.add(Entry(name, e.dev, e.host, e.writable), prefer=True)
 
     def gen_async(self, scope):
         """One or two async.execute ops (the second depending on the first)
@@ -1217,7 +1746,7 @@ SHAPE_FUNCTIONS = f"""  func.func private @kick(%m : {MEMREF}) {{
 def module_text(programs, control_flow, shapes=()):
     kernels = "".join(kernel_text(i, e) for i, e in enumerate(KERNELS))
     if shapes:
-        kernels += shape_kernels_text()
+        kernels += shape_kernels_text(shapes)
     return ("module attributes {gpu.container_module} {\n"
             "  gpu.module @kernels {\n" + kernels + "  }\n" +
             (BINARY_TEXT if shapes else "") +
@@ -1284,6 +1813,34 @@ def bisect(programs, attempt, state):
             bisect(programs[mid:], attempt, state))
 
 
+def distinct_executes(text):
+    """Gives each async.execute of a module in generic form an attribute of
+    its own. Two async.execute ops whose bodies have no memory effects left
+    after canonicalization (views only) are equal, and the CSE of
+    -gpu-lower-to-nvvm-pipeline merges them: one made before a loop then
+    stands for one in the loop body, its token lives into one successor of
+    the loop's llvm.cond_br only, and -async-runtime-ref-counting fails
+    ("successor have different `liveIn` property"; it only handles
+    cf.cond_br)."""
+    lines = text.split("\n")
+    opened = []      # (indentation, number) of the async.execute ops open
+    count = 0
+    for i, line in enumerate(lines):
+        stripped = line.lstrip()
+        indent = len(line) - len(stripped)
+        if '"async.execute"(' in line and line.rstrip().endswith("({"):
+            opened.append((indent, count))
+            count += 1
+        elif opened and stripped.startswith("})") and \
+                indent == opened[-1][0]:
+            attr = f"oracle.execute = {opened.pop()[1]} : i64"
+            rest = stripped[2:].lstrip()
+            rest = ("{" + attr + ", " + rest[1:] if rest.startswith("{")
+                    else "{" + attr + "} " + rest)
+            lines[i] = line[:indent] + "}) " + rest
+    return "\n".join(lines)
+
+
 def run_checked(programs, args):
     """Runs the pass on `programs`, lowers the output and runs it with the
     checking runtime. Returns (ok, (exit status, violations, streams
@@ -1292,8 +1849,15 @@ def run_checked(programs, args):
     ok, out, msg = transform(programs, args)
     if not ok:
         return False, None, msg
+    if '"async.execute"' in out:
+        # Keep the CSE of -gpu-lower-to-nvvm-pipeline from merging
+        # async.execute ops (see distinct_executes).
+        out = distinct_executes(out)
+    # linalg.fill and linalg.copy (the linalg shape) become loops first.
+    linalg = ["-convert-linalg-to-loops"] if '"linalg.' in out else []
     ok, lowered, msg = tool(
-        [MLIR_OPT, "-gpu-lower-to-nvvm-pipeline=cubin-format=isa"], out)
+        [MLIR_OPT, *linalg, "-gpu-lower-to-nvvm-pipeline=cubin-format=isa"],
+        out)
     if not ok:
         return False, None, f"lowering failed: {msg}"
     options = []
@@ -1417,6 +1981,16 @@ def check_program(p, before, after, args, totals, upstream=None):
         except Unsupported as e:
             sys.exit(f"error: {where}: cannot interpret the generated input "
                      f"(a bug of the oracle): {e}")
+        if isinstance(p, Program):
+            # The input must be free of races (async.execute bodies run on
+            # threads of their own): else a violation need not be the
+            # pass's.
+            races = check_trace(spec, 1)
+            if races.violation_count:
+                x, y = races.violations[0]
+                sys.exit(f"error: {where}: the generated input races (a bug "
+                         f"of the oracle): {spec.instances[x].describe()} is "
+                         f"not ordered before {spec.instances[y].describe()}")
         try:
             trace = after.run(name, values, args.drop_host_waits,
                               args.drop_token_deps)

@@ -9,8 +9,15 @@ output as a program and trusts nothing the pass says about itself:
   - scf.for is unrolled (constant bounds), scf.while runs its regions until
     its condition is false, scf.if and scf.index_switch take the branch
     that their operand selects, scf.execute_region runs its region,
-    func.call runs the callee's body;
-    values flow through block arguments (iter_args), scf.yield, op results;
+    func.call runs the callee's body; a region of several blocks (a
+    function body with cf.br / cf.cond_br) runs from its entry block and
+    follows the branches (cf.cond_br on its condition's value), binding the
+    successor's block arguments to the branch operands, until a terminator
+    that ends the region (func.return, ...); the printer numbers the blocks
+    of a region ^bb0, ^bb1, ... in order, which is how a successor is found
+    (a loop of blocks does not count in the loop counters of the Trace);
+    values flow through block arguments (iter_args, branch operands),
+    scf.yield, op results;
   - a memref value is the buffer it points to: function arguments and each
     execution of gpu.alloc / memref.alloc / memref.alloca are buffers; a view
     (memref.subview, cast, reinterpret_cast, expand_shape, collapse_shape,
@@ -41,8 +48,10 @@ output as a program and trusts nothing the pass says about itself:
     gpu.waits complete GPU work for that thread only. Its !async.token is
     the set the body's thread had completed at its end, each
     !async.value the yielded value with that set; the body operands are
-    the values. The host's set grows only at async.await (of a token or a
-    value: by that set; a value's await returns the value);
+    the values. A thread's set grows only at async.await (of a token or a
+    value: by that set; a value's await returns the value), so a body that
+    awaits another body (made outside it or in it) sees that body's
+    completed work, and so does whoever awaits it in turn;
   - `gpu.wait [%t...] <%s>` (a caller's stream %s, a !llvm.ptr argument)
     hands work over: the stream's set grows by the tokens' sets, the host's
     does not.
@@ -55,33 +64,39 @@ GPU pairs that the output orders without need; compare_traces() counts the
 conflicting pairs that another output of the same program orders and this
 one does not.
 
-Accesses: a kernel's per-argument reads and writes come from its gpu.func
-body, or its llvm.func body for an llvm.func kernel in a gpu.module
-(memref.load and llvm.load read, memref.store and llvm.store write, through
-views, llvm.inttoptr, llvm.getelementptr and casts; any other use of an
-argument reads and writes it; workgroup and private attributions,
-gpu.dynamic_shared_memory and gpu.barrier are the kernel's own); a kernel
-whose body is not in the module (a gpu.binary's) has the effects the caller
-gives (Interpreter's `opaque_kernels`), and an unknown kernel is not
-modelled; gpu.memcpy writes its destination and reads its source,
-gpu.memset, gpu.alloc and gpu.dealloc write their buffer; memref.load reads,
-memref.store, memref.alloc and memref.dealloc write; the return of the
-function reads and writes its memref arguments (the caller may use them, so
-GPU work on them must be complete) once it has waited for the host's set
-plus the sets handed to its stream arguments; each memref.alloca buffer dies
-(a host write with the host's set alone) where its automatic allocation
-scope ends, as MLIR defines it: at the end of the function call, the
-async.execute body, the scf.for iteration or the memref.alloca_scope that
-made it (for the function, before its return's access). Aliasing: function
-arguments may alias each other unless marked {llvm.noalias}; each allocation
-is a buffer of its own.
+Accesses: a kernel's per-argument reads and writes come from its gpu.func body,
+or its llvm.func body for an llvm.func kernel in a gpu.module (memref.load and
+llvm.load read, memref.store and llvm.store write, linalg.copy reads its input
+and writes its output, linalg.fill writes its output, through views,
+llvm.inttoptr, llvm.getelementptr and casts; any other use of an argument reads
+and writes it; workgroup and private attributions, gpu.dynamic_shared_memory
+and gpu.barrier are the kernel's own); a kernel whose body is not in the module
+(a gpu.binary's) has the effects the caller gives (Interpreter's
+`opaque_kernels`), and an unknown kernel is not modelled; gpu.memcpy writes its
+destination and reads its source, gpu.memset, gpu.alloc and gpu.dealloc write
+their buffer; memref.load reads, memref.store, memref.alloc and memref.dealloc
+write; memref.copy and linalg.copy read their input and write their output,
+linalg.fill writes its output (structured ops with recursive memory effects
+that declare their own: only these two are modelled, in a kernel body too,
+where they give the kernel's effect on the arguments they reach; their regions
+are not run); the return of the function reads and writes its memref arguments
+(the caller may use them, so GPU work on them must be complete) once it has
+waited for the host's set plus the sets handed to its stream arguments; each
+memref.alloca buffer dies (a host write with the host's set alone) where its
+automatic allocation scope ends, as MLIR defines it: at the end of the function
+call, the async.execute body, the scf.for iteration or the memref.alloca_scope
+that made it (for the function, before its return's access). Aliasing: function
+arguments may alias each other unless marked {llvm.noalias}; each allocation is
+a buffer of its own.
 
 What it does not model raises Unsupported: an op it does not know that has
-regions, touches memrefs, pointers, tokens, handles or async values, or is
-not of a dialect without memory effects (math, index, ub, vector, complex,
-tensor); a region not ended by a terminator it knows; arithmetic on
-pointers other than casts; a stream's own token (`gpu.wait async <%s>`), a
-launch on a stream; a call of a declaration given a token, handle or
+regions, touches memrefs, pointers, tokens, handles or async values, or is not
+of a dialect without memory effects (math, index, ub, vector, complex, tensor);
+a region not ended by a terminator it knows (or, in a region of several blocks,
+by cf.br / cf.cond_br); a branch on an unknown condition, or to a block label
+other than ^bbN; other linalg ops, and linalg ops with results (tensors);
+arithmetic on pointers other than casts; a stream's own token (`gpu.wait async
+<%s>`), a launch on a stream; a call of a declaration given a token, handle or
 stream; other sparse ops.
 """
 
@@ -130,6 +145,14 @@ PURE_DIALECTS = {"math", "index", "ub", "vector", "complex", "tensor"}
 # The terminators a region may end with (those of the regions modelled).
 TERMINATORS = {"scf.yield", "func.return", "scf.condition", "async.yield",
                "memref.alloca_scope.return"}
+# The branches between the blocks of a region of several blocks (their
+# successors are read from the op's line: '"cf.br"(%x)[^bb3] : ...').
+BRANCHES = {"cf.br", "cf.cond_br"}
+_SUCCESSORS_RE = re.compile(
+    r'^\s*(?:%[^"=]*? = )?"[^"]+"\([^)]*\)\[([^\]]*)\]')
+# Structured ops with memory effects of their own that are modelled: their
+# operands are split into inputs (read) and outputs (written).
+LINALG_OPS = {"linalg.fill", "linalg.copy"}
 MAX_STEPS = 100000
 MAX_WHILE_ITERATIONS = 100
 
@@ -304,6 +327,17 @@ def kernel_effects(func):
         elif op.name in ("memref.store", "llvm.store") and \
                 op.operands[1] in origin and op.operands[0] not in origin:
             modes[origin[op.operands[1]]].add("W")
+        elif op.name in LINALG_OPS and not op.results and \
+                len(op.segments() or []) == 2:
+            # linalg.fill / linalg.copy: the inputs are read, the outputs
+            # written (not read).
+            ins, outs = op.segments()
+            for v in ins:
+                if v in origin:
+                    modes[origin[v]].add("R")
+            for v in outs:
+                if v in origin:
+                    modes[origin[v]].add("W")
         else:
             for v in op.operands:
                 if v in origin:
@@ -429,27 +463,72 @@ class Interpreter:
         return self.region(func.regions[0], values, {})
 
     def region(self, region, args, env):
-        """Runs a single-block region with its block arguments bound to
-        `args`; returns the operands of its terminator."""
+        """Runs a region with its entry block's arguments bound to `args`;
+        in a region of several blocks, follows the branches (cf.br,
+        cf.cond_br) from block to block. Returns the operands of the
+        terminator that ends the region."""
         if not region:
             return []
-        if len(region) != 1:
-            raise Unsupported("region with more than one block")
-        block = region[0]
-        if len(block.arg_names) != len(args):
-            raise Unsupported(f"{len(args)} values for "
-                              f"{len(block.arg_names)} block arguments")
-        env.update(zip(block.arg_names, args))
-        if block.ops and block.ops[-1].name not in TERMINATORS:
-            raise Unsupported(f"region ending with {block.ops[-1].name}")
-        for op in block.ops:
-            self.steps += 1
-            if self.steps > MAX_STEPS:
-                raise Unsupported(f"more than {MAX_STEPS} ops executed")
-            if op.name in TERMINATORS:
-                return [self.value(env, v) for v in op.operands]
-            self.execute(op, env)
-        return []
+        several = len(region) > 1
+        index, visits = 0, {}
+        while True:
+            block = region[index]
+            if len(block.arg_names) != len(args):
+                raise Unsupported(f"{len(args)} values for "
+                                  f"{len(block.arg_names)} block arguments")
+            env.update(zip(block.arg_names, args))
+            last = block.ops[-1].name if block.ops else None
+            if last is not None and last not in TERMINATORS and not (
+                    several and last in BRANCHES):
+                raise Unsupported(f"region ending with {last}")
+            if several:
+                visits[index] = visits.get(index, 0) + 1
+                self.path.append(f"^bb{index}" + (
+                    f" visit {visits[index]}" if visits[index] > 1 else ""))
+            target = None
+            for op in block.ops:
+                self.steps += 1
+                if self.steps > MAX_STEPS:
+                    raise Unsupported(f"more than {MAX_STEPS} ops executed")
+                if op.name in TERMINATORS:
+                    if several:
+                        self.path.pop()
+                    return [self.value(env, v) for v in op.operands]
+                if op.name in BRANCHES:
+                    target, args = self.branch(op, env, len(region))
+                    break
+                self.execute(op, env)
+            if several:
+                self.path.pop()
+            if target is None:
+                return []
+            index = target
+
+    def branch(self, op, env, count):
+        """The successor (block number) that branch `op` takes, and the
+        values it passes to the successor's arguments."""
+        m = _SUCCESSORS_RE.match(op.line)
+        targets = []
+        for label in (m.group(1).split(",") if m else []):
+            number = re.fullmatch(r"\s*\^bb(\d+)\s*", label)
+            if not number or int(number.group(1)) >= count:
+                raise Unsupported(f"{op.name} to {label.strip()}, not a block "
+                                  "of this region")
+            targets.append(int(number.group(1)))
+        if op.name == "cf.br" and len(targets) == 1:
+            return targets[0], [self.value(env, v) for v in op.operands]
+        segments = op.segments()
+        if op.name != "cf.cond_br" or len(targets) != 2 or \
+                segments is None or len(segments) != 3 or \
+                len(segments[0]) != 1:
+            raise Unsupported(f"{op.name} with successors {targets}: not "
+                              "modelled")
+        cond = self.value(env, segments[0][0])
+        if cond is None or isinstance(cond, OPAQUE_VALUES):
+            raise Unsupported("cf.cond_br on an unknown condition")
+        taken = 1 if cond else 2
+        return targets[taken - 1], [self.value(env, v)
+                                    for v in segments[taken]]
 
     def value(self, env, name):
         if name not in env:
@@ -495,6 +574,8 @@ class Interpreter:
             return self.arith_op(op, env)
         if name.startswith("async."):
             return self.async_op(op, env)
+        if name.startswith("linalg."):
+            return self.linalg_op(op, env)
         if name in POINTER_OPS:
             return self.bind(op, env, [self.pointer(env, op)] *
                              len(op.results))
@@ -583,6 +664,25 @@ class Interpreter:
             self.bind(op, env, [None] * len(op.results))
         else:
             raise Unsupported(f"op {name} is not modelled")
+
+    def linalg_op(self, op, env):
+        """linalg.fill and linalg.copy on memrefs (on the host): a host
+        access that reads the inputs and writes the outputs."""
+        segments = op.segments()
+        if op.name not in LINALG_OPS or op.results or segments is None or \
+                len(segments) != 2:
+            raise Unsupported(f"op {op.name} is not modelled")
+        types = dict(zip(op.operands, op.operand_types))
+        accesses = []
+        for mode, values in zip("RW", segments):
+            for v in values:
+                if types.get(v, "").startswith("memref"):
+                    accesses.append((self.buffer(env, v), mode))
+                elif isinstance(self.value(env, v), OPAQUE_VALUES):
+                    raise Unsupported(f"{op.name} on {v}, not a memref")
+                elif mode == "W":
+                    raise Unsupported(f"{op.name} into {v}, not a memref")
+        self.record("host", op, accesses, self.host_done)
 
     def func_call(self, op, env):
         callee = op.attr("callee")

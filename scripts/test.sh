@@ -97,9 +97,10 @@ if [[ $("${BUILD_DIR}/bin/mlir-opt" --help) == *max-streams* ]] &&
     "-gpu-async-region --control-flow"
     "-gpu-async-region=max-streams=0 --control-flow --run")
   # The shapes of --shapes (pointer and opaque kernels, sparse handles,
-  # async.execute bodies, stack buffers, caller streams, barriers and shared
-  # memory) in every mode, the default one also against upstream's pass,
-  # once the series has caller streams.
+  # async.execute bodies and awaits in them, stack buffers, caller streams,
+  # barriers and shared memory, linalg ops, multi-block bodies) in every
+  # mode, the default one also against upstream's pass, once the series has
+  # caller streams.
   if [[ -f ${SRC_DIR}/mlir/test/Dialect/GPU/async-region-caller-stream.mlir ]]; then
     oracle_runs+=("-gpu-async-region --shapes all --compare-upstream"
       "-gpu-async-region --shapes all --control-flow --compare-upstream --run"
