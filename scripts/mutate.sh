@@ -28,7 +28,9 @@
 #   # comment lines (here, or before the first entry)
 #   file: mlir/lib/...cpp            (relative to llvm-project)
 #   tests: Conversion/X.mlir ...     (relative to mlir/test; space-separated,
-#                                     several `tests:` lines add up)
+#                                     several `tests:` lines add up; one
+#                                     under unittests/ is relative to mlir/
+#                                     and run by scripts/unittests.sh)
 #   --- from
 #   exact original text (whole lines, taken literally)
 #   --- to
@@ -146,8 +148,9 @@ with open(os.path.join(out, "index"), "w") as index:
         if not os.path.isfile(target):
             die(f"{where}: {e['file']} not found in {work}")
         for t in e["tests"]:
-            if not os.path.isfile(os.path.join(work, "mlir", "test", t)):
-                die(f"{where}: test mlir/test/{t} not found in {work}")
+            path = os.path.join("mlir", t if t.startswith("unittests/") else os.path.join("test", t))
+            if not os.path.isfile(os.path.join(work, path)):
+                die(f"{where}: test {path} not found in {work}")
         text = open(target).read()
         snippet = "".join(e["from"])
         count = text.count(snippet)
@@ -181,15 +184,27 @@ build() {
 }
 
 # run_lit LOG TEST...: prints the tests that failed (killed the mutant);
-# returns 2 if lit itself failed without a failing test.
+# returns 2 if lit itself failed without a failing test. A test under
+# unittests/ is a gtest unit test, run by scripts/unittests.sh (its log goes
+# to LOG too).
 run_lit() {
-  local log=$1 rc=0
+  local log=$1 rc=0 t
   shift
-  "${BUILD_DIR}/bin/llvm-lit" -v "${@/#/$T/}" >"$log" 2>&1 || rc=$?
-  sed -n 's/^\(FAIL\|XPASS\|TIMEOUT\): MLIR :: \(.*\) (.*/\2/p' "$log" | sort -u
-  if ((rc != 0)) && ! grep -qE '^(FAIL|XPASS|TIMEOUT): ' "$log"; then
-    return 2
+  local lit_tests=() unit_tests=()
+  for t; do
+    if [[ $t == unittests/* ]]; then unit_tests+=("$t"); else lit_tests+=("$t"); fi
+  done
+  : >"$log"
+  if ((${#lit_tests[@]})); then
+    "${BUILD_DIR}/bin/llvm-lit" -v "${lit_tests[@]/#/$T/}" >"$log" 2>&1 || rc=$?
+    sed -n 's/^\(FAIL\|XPASS\|TIMEOUT\): MLIR :: \(.*\) (.*/\2/p' "$log" | sort -u
+    if ((rc != 0)) && ! grep -qE '^(FAIL|XPASS|TIMEOUT): ' "$log"; then
+      return 2
+    fi
   fi
+  for t in "${unit_tests[@]}"; do
+    "${REPO_ROOT}/scripts/unittests.sh" --only "mlir/$t" >>"$log" 2>&1 || echo "$t"
+  done
 }
 
 if [[ -n $baseline ]]; then

@@ -10,7 +10,8 @@
 # Then checks -gpu-async-region with a random-program oracle
 # (scripts/async-region-oracle.py, one test per run, in every mode), runs
 # 1000 random token graphs with the checking runtime
-# (scripts/token-graph-fuzz.py, one test),
+# (scripts/token-graph-fuzz.py, one test), builds and runs the series' gtest
+# unit tests (scripts/unittests.sh, one test),
 # fuzzes the series' passes (scripts/fuzz-passes.py, one test) and, where
 # the CUDA toolkit is
 # installed, builds the CUDA integration tests as native executables and runs
@@ -136,6 +137,14 @@ if ((${#lit_extra[@]} == 0)); then
     extra_test "token graphs (scripts/token-graph-fuzz.py -n 1000 --seed 1)" \
       python3 "${REPO_ROOT}/scripts/token-graph-fuzz.py" -n 1000 --seed 1 \
       --batch 1000
+  fi
+  # The gtest unit tests the series adds (scripts/unittests.sh): the overlay
+  # build compiles no mlir/unittests.
+  num_unittests=$( { git -C "$SRC_DIR" diff --name-only "$LLVM_TAG" -- mlir/unittests
+    git -C "$SRC_DIR" ls-files --others --exclude-standard -- mlir/unittests
+  } | grep -c '\.cpp$' || true)
+  if ((num_unittests > 0)); then
+    extra_test "unit tests (scripts/unittests.sh)" "${REPO_ROOT}/scripts/unittests.sh"
   fi
   if [[ -n $dependences ]]; then
     extra_test "pass fuzzing (scripts/fuzz-passes.py -n 200 --seed 1)" \

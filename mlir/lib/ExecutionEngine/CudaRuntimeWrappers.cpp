@@ -17,6 +17,7 @@
 #include "GPURuntimePool.h"
 
 #include <cstdio>
+#include <cstdlib>
 
 #include "cuda.h"
 #include "cuda_bf16.h"
@@ -202,15 +203,31 @@ mgpuLaunchKernel(CUfunction function, intptr_t gridX, intptr_t gridY,
                                       extra));
 }
 
-// The pools that streams and events come from (GPURuntimePool.h). They are
-// never destroyed: the driver frees their streams and events at exit. All
-// of them belong to the one context that ScopedContext makes current, so
-// they are all kept as device 0's.
+// The pools that streams and events come from (GPURuntimePool.h), keyed by
+// the context that ScopedContext makes current.
 using RuntimePools = mlir::gpu_runtime::RuntimePools<CUstream, CUevent>;
+using mlir::gpu_runtime::releaseToPool;
+
+extern "C" MLIR_CUDA_WRAPPERS_EXPORT int64_t mgpuPoolDrain();
 
 static RuntimePools &getPools() {
-  static RuntimePools *pools = new RuntimePools();
+  // Never deleted: a static destructor could run after the driver is torn
+  // down. An exit handler destroys the free streams and events instead,
+  // registered after cuInit (ScopedContext) so that it runs before the
+  // driver's own if the driver tears down in one.
+  static RuntimePools *pools = [] {
+    ScopedContext scopedContext;
+    std::atexit([] { mgpuPoolDrain(); });
+    return new RuntimePools(mlir::gpu_runtime::ReuseOrder::LastReleasedFirst);
+  }();
   return *pools;
+}
+
+/// The pools' key of the current context.
+static uintptr_t getCurrentContextKey() {
+  CUcontext context = nullptr;
+  CUDA_REPORT_IF_ERROR(cuCtxGetCurrent(&context));
+  return reinterpret_cast<uintptr_t>(context);
 }
 
 static CUstream createStream() {
@@ -218,6 +235,15 @@ static CUstream createStream() {
   CUstream stream = nullptr;
   CUDA_REPORT_IF_ERROR(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
   return stream;
+}
+
+/// Whether the free `stream` is in no capture, so that it may be reused or
+/// destroyed (not if its status cannot be read). cuStreamIsCapturing only
+/// reads the capture status, which is allowed during a capture.
+static bool isNotCapturing(CUstream stream) {
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_ACTIVE;
+  return cuStreamIsCapturing(stream, &status) == CUDA_SUCCESS &&
+         status == CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
 static CUevent createEvent() {
@@ -228,12 +254,14 @@ static CUevent createEvent() {
 }
 
 extern "C" MLIR_CUDA_WRAPPERS_EXPORT CUstream mgpuStreamCreate() {
-  return getPools().streams.acquire(/*device=*/0, createStream);
+  ScopedContext scopedContext;
+  return getPools().streams.acquire(getCurrentContextKey(), createStream,
+                                    isNotCapturing);
 }
 
 extern "C" MLIR_CUDA_WRAPPERS_EXPORT void mgpuStreamDestroy(CUstream stream) {
   // A stream that the pool did not create is destroyed.
-  if (!getPools().streams.release(stream))
+  if (releaseToPool(getPools().streams, stream, "mgpuStreamDestroy", "stream"))
     CUDA_REPORT_IF_ERROR(cuStreamDestroy(stream));
 }
 
@@ -241,7 +269,8 @@ extern "C" MLIR_CUDA_WRAPPERS_EXPORT void mgpuStreamDestroy(CUstream stream) {
 /// next `count` calls of mgpuStreamCreate create none (call it before a
 /// stream capture).
 extern "C" MLIR_CUDA_WRAPPERS_EXPORT void mgpuStreamPoolReserve(int32_t count) {
-  getPools().streams.reserve(/*device=*/0, count, createStream);
+  ScopedContext scopedContext;
+  getPools().streams.reserve(getCurrentContextKey(), count, createStream);
 }
 
 extern "C" MLIR_CUDA_WRAPPERS_EXPORT void
@@ -257,23 +286,41 @@ extern "C" MLIR_CUDA_WRAPPERS_EXPORT void mgpuStreamWaitEvent(CUstream stream,
 }
 
 extern "C" MLIR_CUDA_WRAPPERS_EXPORT CUevent mgpuEventCreate() {
-  return getPools().events.acquire(/*device=*/0, createEvent);
+  ScopedContext scopedContext;
+  return getPools().events.acquire(getCurrentContextKey(), createEvent);
 }
 
 extern "C" MLIR_CUDA_WRAPPERS_EXPORT void mgpuEventDestroy(CUevent event) {
   // An event that the pool did not create is destroyed.
-  if (!getPools().events.release(event))
+  if (releaseToPool(getPools().events, event, "mgpuEventDestroy", "event"))
     CUDA_REPORT_IF_ERROR(cuEventDestroy(event));
 }
 
 /// Creates events until at least `count` are free in the pool.
 extern "C" MLIR_CUDA_WRAPPERS_EXPORT void mgpuEventPoolReserve(int32_t count) {
-  getPools().events.reserve(/*device=*/0, count, createEvent);
+  ScopedContext scopedContext;
+  getPools().events.reserve(getCurrentContextKey(), count, createEvent);
 }
 
 /// Prints how many streams and events the pools created and handed out.
 extern "C" MLIR_CUDA_WRAPPERS_EXPORT void mgpuPoolPrintStats() {
   getPools().printStats(stderr);
+}
+
+/// Destroys the free streams and events of the pools, except streams in a
+/// capture; returns how many are still out. Errors are ignored: destroying a
+/// free one fails only if its context or the driver is gone (as may be at
+/// exit), which freed it.
+extern "C" MLIR_CUDA_WRAPPERS_EXPORT int64_t mgpuPoolDrain() {
+  RuntimePools &pools = getPools();
+  auto destroyStream = [](uintptr_t, CUstream stream) {
+    (void)cuStreamDestroy(stream);
+  };
+  auto destroyEvent = [](uintptr_t, CUevent event) {
+    (void)cuEventDestroy(event);
+  };
+  return pools.streams.drain(destroyStream, isNotCapturing) +
+         pools.events.drain(destroyEvent);
 }
 
 extern "C" MLIR_CUDA_WRAPPERS_EXPORT void mgpuEventSynchronize(CUevent event) {

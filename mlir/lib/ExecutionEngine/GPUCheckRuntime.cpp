@@ -204,7 +204,9 @@ public:
   }
 
   std::mutex mutex;
-  mlir::gpu_runtime::RuntimePools<uint64_t, uint64_t> pools;
+  /// Events are reused as CUDA reuses them (the order changes no count).
+  mlir::gpu_runtime::RuntimePools<uint64_t, uint64_t> pools{
+      mlir::gpu_runtime::ReuseOrder::LastReleasedFirst};
   uint64_t numPoolEntries = 0;
 
   void count(const char *function) {
@@ -222,7 +224,7 @@ public:
   Handle *create(Kind kind, const char *function) {
     std::unique_ptr<Handle> handle = makeHandle(kind);
     if (Pool *pool = poolOf(kind))
-      handle->poolEntry = pool->acquire(/*device=*/0, [&] {
+      handle->poolEntry = pool->acquire(/*key=*/0, [&] {
         return createPoolEntry(function, describe(handle.get()) +
                                              " for real (none was free in "
                                              "the pool)");
@@ -237,7 +239,7 @@ public:
   void reserve(Kind kind, int32_t count, const char *function) {
     std::string what = std::string(kind == Kind::Event ? "an " : "a ") +
                        kindName(kind) + " for real";
-    poolOf(kind)->reserve(/*device=*/0, count,
+    poolOf(kind)->reserve(/*key=*/0, count,
                           [&] { return createPoolEntry(function, what); });
   }
 
@@ -330,9 +332,10 @@ public:
     Handle *handle = lookup(ptr, kind, function);
     if (!handle)
       return;
+    // A double destroy is reported above: the pool never finds it free.
     handle->destroyed = true;
     if (Pool *pool = poolOf(kind))
-      pool->release(handle->poolEntry);
+      (void)pool->release(handle->poolEntry);
   }
 
   /// The pool that creates and destroys of `kind` use, if any.
@@ -1303,6 +1306,15 @@ MLIR_GPU_CHECK_EXPORT void mgpuCuSparseLtSpMM(void *a, void *b, void *c,
 MLIR_GPU_CHECK_EXPORT void mgpuPoolPrintStats() {
   Call call("mgpuPoolPrintStats");
   call.checker.pools.printStats(stderr);
+}
+
+/// Forgets the free pool entries, as the wrappers destroy their free streams
+/// and events; returns how many are still out.
+MLIR_GPU_CHECK_EXPORT int64_t mgpuPoolDrain() {
+  Call call("mgpuPoolDrain");
+  auto forget = [](uintptr_t, uint64_t) {};
+  return call.checker.pools.streams.drain(forget) +
+         call.checker.pools.events.drain(forget);
 }
 
 MLIR_GPU_CHECK_EXPORT void mgpuCheckReport() {

@@ -15,6 +15,7 @@
 #include <cassert>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 
 #include "mlir/ExecutionEngine/CRunnerUtils.h"
 
@@ -91,16 +92,6 @@ extern "C" void mgpuLaunchKernelCooperative(
                                        blockY, blockZ, smem, stream, params));
 }
 
-// The pools that streams and events come from (GPURuntimePool.h), one per
-// device. They are never destroyed: the runtime frees their streams and
-// events at exit.
-using RuntimePools = mlir::gpu_runtime::RuntimePools<hipStream_t, hipEvent_t>;
-
-static RuntimePools &getPools() {
-  static RuntimePools *pools = new RuntimePools();
-  return *pools;
-}
-
 /// The current device, which new streams and events belong to.
 static int getCurrentDevice() {
   int device = 0;
@@ -108,10 +99,39 @@ static int getCurrentDevice() {
   return device;
 }
 
+// The pools that streams and events come from (GPURuntimePool.h), keyed by
+// the current device; events are reused first released, first reused.
+using RuntimePools = mlir::gpu_runtime::RuntimePools<hipStream_t, hipEvent_t>;
+using mlir::gpu_runtime::releaseToPool;
+
+extern "C" int64_t mgpuPoolDrain();
+
+static RuntimePools &getPools() {
+  // Never deleted: a static destructor could run after the runtime is torn
+  // down. An exit handler destroys the free streams and events instead,
+  // registered once the runtime is initialized (hipGetDevice) so that it runs
+  // before the runtime's own if the runtime tears down in one.
+  static RuntimePools *pools = [] {
+    (void)getCurrentDevice();
+    std::atexit([] { mgpuPoolDrain(); });
+    return new RuntimePools(mlir::gpu_runtime::ReuseOrder::FirstReleasedFirst);
+  }();
+  return *pools;
+}
+
 static hipStream_t createStream() {
   hipStream_t stream = nullptr;
   HIP_REPORT_IF_ERROR(hipStreamCreate(&stream));
   return stream;
+}
+
+/// Whether the free `stream` is in no capture, so that it may be reused or
+/// destroyed (not if its status cannot be read). hipStreamIsCapturing only
+/// reads the capture status, which is allowed during a capture.
+static bool isNotCapturing(hipStream_t stream) {
+  hipStreamCaptureStatus status = hipStreamCaptureStatusActive;
+  return hipStreamIsCapturing(stream, &status) == hipSuccess &&
+         status == hipStreamCaptureStatusNone;
 }
 
 static hipEvent_t createEvent() {
@@ -121,12 +141,13 @@ static hipEvent_t createEvent() {
 }
 
 extern "C" hipStream_t mgpuStreamCreate() {
-  return getPools().streams.acquire(getCurrentDevice(), createStream);
+  return getPools().streams.acquire(getCurrentDevice(), createStream,
+                                    isNotCapturing);
 }
 
 extern "C" void mgpuStreamDestroy(hipStream_t stream) {
   // A stream that the pool did not create is destroyed.
-  if (!getPools().streams.release(stream))
+  if (releaseToPool(getPools().streams, stream, "mgpuStreamDestroy", "stream"))
     HIP_REPORT_IF_ERROR(hipStreamDestroy(stream));
 }
 
@@ -152,7 +173,7 @@ extern "C" hipEvent_t mgpuEventCreate() {
 
 extern "C" void mgpuEventDestroy(hipEvent_t event) {
   // An event that the pool did not create is destroyed.
-  if (!getPools().events.release(event))
+  if (releaseToPool(getPools().events, event, "mgpuEventDestroy", "event"))
     HIP_REPORT_IF_ERROR(hipEventDestroy(event));
 }
 
@@ -164,6 +185,21 @@ extern "C" void mgpuEventPoolReserve(int32_t count) {
 
 /// Prints how many streams and events the pools created and handed out.
 extern "C" void mgpuPoolPrintStats() { getPools().printStats(stderr); }
+
+/// Destroys the free streams and events of the pools, except streams in a
+/// capture; returns how many are still out. Errors are ignored: destroying a
+/// free one fails only if the runtime is gone (as may be at exit).
+extern "C" int64_t mgpuPoolDrain() {
+  RuntimePools &pools = getPools();
+  auto destroyStream = [](uintptr_t, hipStream_t stream) {
+    (void)hipStreamDestroy(stream);
+  };
+  auto destroyEvent = [](uintptr_t, hipEvent_t event) {
+    (void)hipEventDestroy(event);
+  };
+  return pools.streams.drain(destroyStream, isNotCapturing) +
+         pools.events.drain(destroyEvent);
+}
 
 extern "C" void mgpuEventSynchronize(hipEvent_t event) {
   HIP_REPORT_IF_ERROR(hipEventSynchronize(event));
