@@ -518,6 +518,17 @@ class Program:
     def host_buffer(self):
         return self.rng.choice(self.host_pool())
 
+    def statement_kinds(self):
+        """The names of the statement kinds to draw from, and their weights:
+        the old kinds, then those of the enabled shapes."""
+        names = ["launch", "memcpy", "memset", "load", "store", "host_alloc",
+                 "gpu_alloc"]
+        weights = [6, 3, 2, 2, 2, 2, 1]
+        for kind, weight in self.shape_kinds():
+            names.append(kind)
+            weights.append(weight)
+        return names, weights
+
     def shape_kinds(self):
         """The statement kinds of the enabled shapes, with their weights
         (small: the old kinds dominate)."""
@@ -546,12 +557,7 @@ class Program:
             b = self.fresh()
             self.op(f"{b} = gpu.alloc () : {MEMREF}")
             self.gpu_buffers.append(b)
-        names = ["launch", "memcpy", "memset", "load", "store", "host_alloc",
-                 "gpu_alloc"]
-        weights = [6, 3, 2, 2, 2, 2, 1]
-        for kind, weight in self.shape_kinds():
-            names.append(kind)
-            weights.append(weight)
+        names, weights = self.statement_kinds()
         for _ in range(rng.randint(4, 16)):
             kind = rng.choices(names, weights=weights)[0]
             self.statement(kind)
@@ -859,12 +865,7 @@ class Program:
         self.joined = {k: list(v) for k, v in saved[3].items()}
         self.pointers = dict(saved[4])
         self.sparse = list(saved[5])
-        names = ["launch", "memcpy", "memset", "load", "store", "host_alloc",
-                 "gpu_alloc"]
-        weights = [6, 3, 2, 2, 2, 2, 1]
-        for kind, weight in self.shape_kinds():
-            names.append(kind)
-            weights.append(weight)
+        names, weights = self.statement_kinds()
         for _ in range(count):
             self.statement(rng.choices(names, weights=weights)[0])
         for h in self.sparse:
