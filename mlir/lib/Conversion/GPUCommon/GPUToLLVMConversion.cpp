@@ -704,6 +704,47 @@ static bool isStreamToken(Value token) {
   return producer && producer.getAsyncToken() == token;
 }
 
+/// Returns whether the async token `token` lowers to a stream that the
+/// lowering does not own: the token of an op on an explicit stream
+/// (`asyncObject`) stands for that stream, which is the caller's.
+static bool isCallerStreamToken(Value token) {
+  Operation *producer = token.getDefiningOp();
+  if (auto wait = dyn_cast_or_null<gpu::WaitOp>(producer))
+    return wait.getAsyncToken() == token && wait.getAsyncObject();
+  auto launch = dyn_cast_or_null<gpu::LaunchFuncOp>(producer);
+  return launch && launch.getAsyncToken() == token && launch.getAsyncObject();
+}
+
+/// Gives each caller's stream token (see isCallerStreamToken) only uses that
+/// keep the caller's stream as it is: an async GPU op that depends on it
+/// continues on the stream (or forks from it, see makeForksExplicit), and a
+/// `gpu.wait` without a result waits for an event recorded on it. Any other
+/// use gets a `gpu.wait async` on the token right before it, a stream of the
+/// lowering's own that waits for an event recorded on the caller's: a
+/// token-less op would synchronize the stream it ran on, and a terminator,
+/// call, branch or loop that passes the token across a region boundary would
+/// pass the stream where an event is expected, to be waited for and
+/// destroyed as one.
+static void forkCallerStreamTokens(Operation *root) {
+  SmallVector<OpOperand *> uses;
+  walkHostOps(root, [&](Operation *op) {
+    auto asyncOp = dyn_cast<gpu::AsyncOpInterface>(op);
+    bool keepsStream = (asyncOp && asyncOp.getAsyncToken()) ||
+                       (isa<gpu::WaitOp>(op) && op->getNumResults() == 0);
+    for (OpOperand &operand : op->getOpOperands())
+      if (isCallerStreamToken(operand.get()) && !keepsStream)
+        uses.push_back(&operand);
+    return WalkResult::advance();
+  });
+  for (OpOperand *use : uses) {
+    OpBuilder builder(use->getOwner());
+    Value token = use->get();
+    use->set(gpu::WaitOp::create(builder, token.getLoc(), token.getType(),
+                                 ValueRange(token))
+                 .getAsyncToken());
+  }
+}
+
 /// Replaces each `arith.select` of two async tokens (canonicalization makes
 /// one of an scf.if that yields one of two tokens) by a `gpu.wait async` on
 /// both: waiting for either one's work is implied by waiting for both, and
@@ -1033,6 +1074,7 @@ LogicalResult mlir::prepareGpuAsyncTokensForLLVM(Operation *root) {
   if (failed(checkTokenUsesInTerminators(root)))
     return failure();
   joinSelectedTokens(root);
+  forkCallerStreamTokens(root);
   normalizeEventTokens(root);
   makeForksExplicit(root);
   return success();

@@ -228,4 +228,73 @@ module attributes {gpu.container_module} {
     gpu.wait [%t1, %t2]
     return
   }
+
+  // A use of the token other than by async GPU work or a host wait goes
+  // through a stream of the lowering's own, forked from the caller's with an
+  // event: a loop carries an event recorded on that stream (the caller's
+  // stream would be waited for and destroyed as an event in the body), a
+  // token-less op synchronizes that stream (not the caller's), and a returned
+  // token is such an event.
+
+  // CHECK-LABEL: @explicit_stream_token_in_loop
+  // CHECK-SAME: (%[[STREAM:[^:]*]]: !llvm.ptr
+  func.func @explicit_stream_token_in_loop(%stream : !llvm.ptr, %n : index) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    // CHECK: gpu.launch_func <%[[STREAM]] : !llvm.ptr> @kernel_module::@kernel
+    // CHECK: %[[FORK:.*]] = llvm.call @mgpuStreamCreate()
+    // CHECK: %[[EVENT:.*]] = llvm.call @mgpuEventCreate()
+    // CHECK-NEXT: llvm.call @mgpuEventRecord(%[[EVENT]], %[[FORK]])
+    // CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[EVENT]])
+    // CHECK-NOT: (%[[STREAM]])
+    // CHECK: llvm.return
+    %t0 = gpu.launch_func async <%stream : !llvm.ptr> @kernel_module::@kernel
+        blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1)
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%t = %t0)
+        -> (!gpu.async.token) {
+      %t1 = gpu.launch_func async [%t] @kernel_module::@kernel
+          blocks in (%c1, %c1, %c1)
+          threads in (%c1, %c1, %c1)
+      scf.yield %t1 : !gpu.async.token
+    }
+    gpu.wait [%r]
+    return
+  }
+
+  // CHECK-LABEL: @explicit_stream_token_tokenless_user
+  // CHECK-SAME: (%[[STREAM:[^:]*]]: !llvm.ptr
+  func.func @explicit_stream_token_tokenless_user(%stream : !llvm.ptr,
+                                                  %ptr : !llvm.ptr) {
+    %c1 = arith.constant 1 : index
+    %c0 = arith.constant 0 : i32
+    // CHECK: gpu.launch_func <%[[STREAM]] : !llvm.ptr> @kernel_module::@kernel
+    // CHECK: %[[FORK:.*]] = llvm.call @mgpuStreamCreate()
+    // CHECK: llvm.call @mgpuMemset32({{.*}}, %[[FORK]])
+    // CHECK-NEXT: llvm.call @mgpuStreamSynchronize(%[[FORK]])
+    // CHECK-NOT: llvm.call @mgpuStreamSynchronize(%[[STREAM]])
+    // CHECK: llvm.return
+    %t0 = gpu.launch_func async <%stream : !llvm.ptr> @kernel_module::@kernel
+        blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1)
+    %m = builtin.unrealized_conversion_cast %ptr : !llvm.ptr to memref<4xi32>
+    gpu.memset [%t0] %m, %c0 : memref<4xi32>, i32
+    return
+  }
+
+  // CHECK-LABEL: @explicit_stream_token_returned
+  // CHECK-SAME: (%[[STREAM:[^:]*]]: !llvm.ptr
+  func.func @explicit_stream_token_returned(%stream : !llvm.ptr)
+      -> !gpu.async.token {
+    %c1 = arith.constant 1 : index
+    // CHECK: gpu.launch_func <%[[STREAM]] : !llvm.ptr> @kernel_module::@kernel
+    // CHECK: %[[FORK:.*]] = llvm.call @mgpuStreamCreate()
+    // CHECK: %[[EVENT:.*]] = llvm.call @mgpuEventCreate()
+    // CHECK-NEXT: llvm.call @mgpuEventRecord(%[[EVENT]], %[[FORK]])
+    // CHECK: llvm.return %[[EVENT]]
+    %t0 = gpu.launch_func async <%stream : !llvm.ptr> @kernel_module::@kernel
+        blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1)
+    return %t0 : !gpu.async.token
+  }
 }

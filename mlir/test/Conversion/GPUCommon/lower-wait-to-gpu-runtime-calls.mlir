@@ -100,4 +100,30 @@ module attributes {gpu.container_module} {
     gpu.wait <%s : !llvm.ptr>
     return
   }
+
+  // The token of a caller's stream carried by a loop: the loop carries an
+  // event recorded on a stream of the lowering's own, forked from the
+  // caller's, never the caller's stream itself (which the body would wait
+  // for and destroy as an event).
+  // CHECK-LABEL: func @caller_stream_token_in_loop
+  // CHECK-SAME:    (%[[s:[^:]*]]: !llvm.ptr
+  // CHECK:         %[[fork:.*]] = llvm.call @mgpuStreamCreate()
+  // CHECK:         %[[e:.*]] = llvm.call @mgpuEventCreate()
+  // CHECK-NEXT:    llvm.call @mgpuEventRecord(%[[e]], %[[fork]])
+  // CHECK:         scf.for {{.*}} iter_args(%{{.*}} = %[[e]])
+  // CHECK-NOT:     (%[[s]])
+  // CHECK:         return
+  func.func @caller_stream_token_in_loop(%s : !llvm.ptr, %n : index,
+                                         %a : memref<16xi32>, %v : i32) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %t0 = gpu.wait async <%s : !llvm.ptr>
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%t = %t0)
+        -> (!gpu.async.token) {
+      %t1 = gpu.memset async [%t] %a, %v : memref<16xi32>, i32
+      scf.yield %t1 : !gpu.async.token
+    }
+    gpu.wait [%r]
+    return
+  }
 }
