@@ -704,6 +704,42 @@ static bool isStreamToken(Value token) {
   return producer && producer.getAsyncToken() == token;
 }
 
+/// Returns whether `use` is the explicit stream (`asyncObject`) of a launch.
+static bool isExplicitStreamUse(OpOperand &use) {
+  auto launch = dyn_cast<gpu::LaunchFuncOp>(use.getOwner());
+  if (!launch)
+    return false;
+  MutableOperandRange stream = launch.getAsyncObjectMutable();
+  return stream.size() == 1 &&
+         stream[0].getOperandNumber() == use.getOperandNumber();
+}
+
+/// Emits an error on each launch whose explicit stream is an async token that
+/// is not an argument of the function, or that something else uses as a
+/// token. Frontends that type the stream argument of a host function as a
+/// token launch on it (`gpu.launch_func <%arg : !gpu.async.token>`): such a
+/// token is the caller's stream, not an event, so it must not be waited for
+/// or destroyed as one.
+static LogicalResult checkExplicitStreamTokens(Operation *root) {
+  WalkResult result = root->walk([](gpu::LaunchFuncOp launch) -> WalkResult {
+    Value stream = launch.getAsyncObject();
+    if (!stream || !isa<gpu::AsyncTokenType>(stream.getType()))
+      return WalkResult::advance();
+    auto argument = dyn_cast<BlockArgument>(stream);
+    if (!argument || !argument.getOwner()->isEntryBlock() ||
+        !isa<FunctionOpInterface>(argument.getOwner()->getParentOp()))
+      return launch.emitOpError("cannot be lowered to GPU runtime calls: its "
+                                "stream is an async token that is not an "
+                                "argument of the function");
+    if (!llvm::all_of(stream.getUses(), isExplicitStreamUse))
+      return launch.emitOpError("cannot be lowered to GPU runtime calls: its "
+                                "stream is an async token that is also used "
+                                "as a token");
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
 /// Returns whether the async token `token` lowers to a stream that the
 /// lowering does not own: the token of an op on an explicit stream
 /// (`asyncObject`) stands for that stream, which is the caller's.
@@ -795,6 +831,9 @@ static void normalizeEventTokens(Operation *root) {
     return WalkResult::advance();
   });
   for (Value event : events) {
+    // The caller's stream, passed in as a token (checkExplicitStreamTokens).
+    if (llvm::any_of(event.getUses(), isExplicitStreamUse))
+      continue;
     Block *block = event.getParentBlock();
     auto users = llvm::to_vector(event.getUsers());
     if (llvm::all_equal(users) && !users.empty() &&
@@ -1071,7 +1110,8 @@ static void placeStreamDestroys(Operation *root, ArrayRef<LLVM::CallOp> streams,
 }
 
 LogicalResult mlir::prepareGpuAsyncTokensForLLVM(Operation *root) {
-  if (failed(checkTokenUsesInTerminators(root)))
+  if (failed(checkTokenUsesInTerminators(root)) ||
+      failed(checkExplicitStreamTokens(root)))
     return failure();
   joinSelectedTokens(root);
   forkCallerStreamTokens(root);

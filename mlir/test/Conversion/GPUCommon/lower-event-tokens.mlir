@@ -88,4 +88,25 @@ module attributes {gpu.container_module} {
     // CHECK-NEXT: llvm.return
     return
   }
+
+  // A token-typed argument used as the explicit stream of launches (as some
+  // frontends type their stream argument) is the caller's stream, not an
+  // event: it is neither waited for nor destroyed, and both launches run on
+  // it.
+  // CHECK-LABEL: llvm.func @token_typed_stream
+  // CHECK-SAME: (%[[S:[^:]*]]: !llvm.ptr
+  // CHECK-NOT: llvm.call @mgpu
+  // CHECK: gpu.launch_func <%[[S]] : !llvm.ptr> @kernels::@kernel
+  // CHECK-NOT: llvm.call @mgpu
+  // CHECK: gpu.launch_func <%[[S]] : !llvm.ptr> @kernels::@kernel
+  // CHECK-NOT: llvm.call @mgpu
+  // CHECK: llvm.return
+  func.func @token_typed_stream(%s : !gpu.async.token, %sz : index,
+                                %f : f32) {
+    gpu.launch_func <%s : !gpu.async.token> @kernels::@kernel
+        blocks in (%sz, %sz, %sz) threads in (%sz, %sz, %sz) args(%f : f32)
+    gpu.launch_func <%s : !gpu.async.token> @kernels::@kernel
+        blocks in (%sz, %sz, %sz) threads in (%sz, %sz, %sz) args(%f : f32)
+    return
+  }
 }

@@ -223,6 +223,48 @@ func.func @token_of_non_pointer_stream(%stream : i64) {
 
 // -----
 
+// An async token as the explicit stream of a launch must be a stream passed
+// in by the caller (an argument of the function), not an event.
+
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @kernel() kernel {
+      gpu.return
+    }
+  }
+  // CHECK: error: 'gpu.launch_func' op cannot be lowered to GPU runtime calls: its stream is an async token that is not an argument of the function
+  func.func @event_as_stream(%sz : index) {
+    %t = gpu.wait async
+    %e = scf.execute_region -> !gpu.async.token {
+      scf.yield %t : !gpu.async.token
+    }
+    // expected-error @+1 {{its stream is an async token that is not an argument of the function}}
+    gpu.launch_func <%e : !gpu.async.token> @kernels::@kernel
+        blocks in (%sz, %sz, %sz) threads in (%sz, %sz, %sz)
+    return
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @kernel() kernel {
+      gpu.return
+    }
+  }
+  // CHECK: error: 'gpu.launch_func' op cannot be lowered to GPU runtime calls: its stream is an async token that is also used as a token
+  func.func @stream_also_a_token(%s : !gpu.async.token, %sz : index) {
+    // expected-error @+1 {{its stream is an async token that is also used as a token}}
+    gpu.launch_func <%s : !gpu.async.token> @kernels::@kernel
+        blocks in (%sz, %sz, %sz) threads in (%sz, %sz, %sz)
+    gpu.wait [%s]
+    return
+  }
+}
+
+// -----
+
 // An unresolved gpu.conditional_execution in host code is rejected.
 // CHECK: error: 'gpu.conditional_execution' op must be resolved before -gpu-to-llvm
 module attributes {gpu.container_module} {
