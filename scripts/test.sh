@@ -140,10 +140,7 @@ if ((${#lit_extra[@]} == 0)); then
   fi
   # The gtest unit tests the series adds (scripts/unittests.sh): the overlay
   # build compiles no mlir/unittests.
-  num_unittests=$( { git -C "$SRC_DIR" diff --name-only "$LLVM_TAG" -- mlir/unittests
-    git -C "$SRC_DIR" ls-files --others --exclude-standard -- mlir/unittests
-  } | grep -c '\.cpp$' || true)
-  if ((num_unittests > 0)); then
+  if [[ -n $("${REPO_ROOT}/scripts/unittests.sh" --list) ]]; then
     extra_test "unit tests (scripts/unittests.sh)" "${REPO_ROOT}/scripts/unittests.sh"
   fi
   if [[ -n $dependences ]]; then

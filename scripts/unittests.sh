@@ -4,6 +4,7 @@
 #
 #   scripts/unittests.sh                  # every unit test of the patched tree
 #   scripts/unittests.sh --only FILE      # one (mlir/unittests/...cpp; repeatable)
+#   scripts/unittests.sh --list           # print the unit tests, run nothing
 #
 # The unit tests are the .cpp files under mlir/unittests that the series adds
 # or changes in build/llvm-project. Each is compiled on its own with LLVM's
@@ -15,16 +16,16 @@ source "$(dirname "$0")/common.sh"
 rerun_in_sysroot "$0" "$@"
 
 only=()
+list=
 while (($#)); do
   case $1 in
     --only) only+=("$2"); shift ;;
+    --list) list=1 ;;
     *) die "unknown argument '$1' (see scripts/unittests.sh)" ;;
   esac
   shift
 done
 
-[[ -d ${SRC_DIR}/third-party/unittest ]] ||
-  die "no ${SRC_DIR}/third-party/unittest; run scripts/build.sh first"
 if ((${#only[@]})); then
   tests=("${only[@]}")
 else
@@ -33,6 +34,12 @@ else
       git -C "$SRC_DIR" ls-files --others --exclude-standard -- mlir/unittests
     } | grep '\.cpp$' | sort -u)
 fi
+if [[ -n $list ]]; then
+  printf '%s\n' "${tests[@]}"
+  exit 0
+fi
+[[ -d ${SRC_DIR}/third-party/unittest ]] ||
+  die "no ${SRC_DIR}/third-party/unittest; run scripts/build.sh first"
 if ((${#tests[@]} == 0)); then
   note "no unit tests in this tree"
   exit 0
