@@ -57,9 +57,12 @@ execute_region and async.execute bodies):
             loop bodies); with --control-flow, a call of @stack_copy, which
             copies its argument into a stack buffer of its own;
   stream    (4 programs in 10) a caller's stream: an !llvm.ptr argument
-            %stream that the function hands its pending GPU work to with
-            `gpu.wait <%stream : !llvm.ptr>` just before the return (the
-            stream waits, the host does not);
+            %stream, and the function's statements in a
+            `gpu.on_stream <%stream : !llvm.ptr>` region: all of them, or
+            those from a statement on (the ones before run outside it); after
+            the region, none, a host load of an argument, or a kernel on one
+            (the region hands its work to the stream, the host does not
+            wait for it at the return);
   barrier   kernels with gpu.barrier and workgroup memory (an attribution,
             or gpu.dynamic_shared_memory through memref.view, launched with
             dynamic_shared_memory_size) besides their argument effects;
@@ -473,9 +476,11 @@ class Program:
         # Scalar (i1, index) arguments and the values they are checked with.
         self.scalars = []
         self.assignments = [()]
-        # A caller's stream: an !llvm.ptr argument the function hands its
-        # pending GPU work to (`gpu.wait <%stream>`) before it returns.
+        # A caller's stream: an !llvm.ptr argument, and the statements from
+        # one of `boundaries` (the starts of the top-level statements) on in
+        # a gpu.on_stream region on it, followed by `stream_after`.
         self.stream = "stream" in self.shapes and rng.random() < 0.4
+        self.boundaries = []
         # Pointers made from buffers: (buffer, "i64"/"ptr") -> value.
         self.pointers = {}
         # Sparse handle sets created and not destroyed yet.
@@ -560,6 +565,7 @@ class Program:
         names, weights = self.statement_kinds()
         for _ in range(rng.randint(4, 16)):
             kind = rng.choices(names, weights=weights)[0]
+            self.boundaries.append(len(self.lines))
             self.statement(kind)
         while self.sparse:
             self.sparse_flush(self.sparse.pop(0))
@@ -1149,11 +1155,30 @@ class Program:
                 "    %k1i = arith.constant 1 : i32\n"
                 "    %ksmem = arith.constant 64 : i32\n")
 
+    def stream_region(self):
+        """The lines of the function body with the statements from a random
+        top-level statement on in a gpu.on_stream region on %stream, and
+        what runs after the region."""
+        rng = random.Random(f"{self.index}-stream")
+        start = rng.choice([0] + self.boundaries) if rng.random() < 0.5 \
+            else 0
+        a = self.args[rng.randrange(len(self.args))]
+        after = rng.choice(["", "load", "launch"])
+        lines = self.lines[:start] + [
+            "    gpu.on_stream <%stream : !llvm.ptr> {",
+            "    ^bb0(%t0: !gpu.async.token):"] + [
+            "  " + line for line in self.lines[start:]] + [
+            "      gpu.on_stream.yield", "    }"]
+        if after == "load":
+            lines.append(f"    %after = memref.load {a}[%c0] : {MEMREF}")
+        elif after == "launch":
+            lines.append("    " + launch_text(0, a, a))
+        return lines
+
     def text(self):
-        handover = ("\n    gpu.wait <%stream : !llvm.ptr>" if self.stream
-                    else "")
+        lines = self.stream_region() if self.stream else self.lines
         return (f"  func.func @p{self.index}({self.signature()}) {{\n" +
-                self.prologue() + "\n".join(self.lines) + handover +
+                self.prologue() + "\n".join(lines) +
                 "\n    return\n  }\n")
 
 
@@ -1305,6 +1330,8 @@ class ControlFlowProgram(Program):
         scope.allocated = allocated
         for _ in range(count):
             kind = rng.choices(names, weights=[kinds[k] for k in names])[0]
+            if scope.depth == 0 and not scope.in_async:
+                self.boundaries.append(len(self.lines))
             if kind == "gpu_alloc":
                 allocated.append(self.alloc(scope, gpu=True))
             elif kind == "host_alloc":

@@ -54,7 +54,13 @@ output as a program and trusts nothing the pass says about itself:
     completed work, and so does whoever awaits it in turn;
   - `gpu.wait [%t...] <%s>` (a caller's stream %s, a !llvm.ptr argument)
     hands work over: the stream's set grows by the tokens' sets, the host's
-    does not.
+    does not;
+  - `gpu.on_stream <%s>` (a caller's stream) runs its body with the entry
+    token bound to the stream's set; every GPU op lexically nested in the
+    body happens after that set (the op's entry rule, which -gpu-to-llvm
+    enforces: not only the ops that depend on the entry token); the tokens
+    its `gpu.on_stream.yield` lists are handed over to the stream, its
+    values are the op's results.
 
 The ops do not move (the pass only adds tokens and waits), so the order of
 the trace is program order; Trace.signature() lets a caller check that the
@@ -144,7 +150,7 @@ SPARSE_COMPUTE = {"gpu.spmv": 2, "gpu.spmm": 2, "gpu.sddmm": 2}
 PURE_DIALECTS = {"math", "index", "ub", "vector", "complex", "tensor"}
 # The terminators a region may end with (those of the regions modelled).
 TERMINATORS = {"scf.yield", "func.return", "scf.condition", "async.yield",
-               "memref.alloca_scope.return"}
+               "memref.alloca_scope.return", "gpu.on_stream.yield"}
 # The branches between the blocks of a region of several blocks (their
 # successors are read from the op's line: '"cf.br"(%x)[^bb3] : ...').
 BRANCHES = {"cf.br", "cf.cond_br"}
@@ -404,6 +410,9 @@ class Interpreter:
         self.frames = []
         self.drop_host_waits = drop_host_waits
         self.drop_token_deps = drop_token_deps
+        # The sets of the streams of the gpu.on_stream ops whose bodies the
+        # current function is in (per call: the rule is lexical).
+        self.stream_entries = []
         block = func.regions[0][0]
         arg_attrs = split_arg_attrs(func.attr("arg_attrs"), len(
             block.arg_names))
@@ -460,7 +469,11 @@ class Interpreter:
             raise Unsupported("call of a function without a body")
         if len(self.path) > 50:
             raise Unsupported("call depth over 50")
-        return self.region(func.regions[0], values, {})
+        entries, self.stream_entries = self.stream_entries, []
+        try:
+            return self.region(func.regions[0], values, {})
+        finally:
+            self.stream_entries = entries
 
     def region(self, region, args, env):
         """Runs a region with its entry block's arguments bound to `args`;
@@ -554,6 +567,8 @@ class Interpreter:
 
     def execute(self, op, env):
         name = op.name
+        if name == "gpu.on_stream":
+            return self.on_stream(op, env)
         if name.startswith("gpu."):
             return self.gpu_op(op, env)
         if name == "scf.for":
@@ -588,6 +603,31 @@ class Interpreter:
                 isinstance(env.get(v), OPAQUE_VALUES) for v in op.operands):
             raise Unsupported(f"op {name} is not modelled")
         self.bind(op, env, [None] * len(op.results))
+
+    def on_stream(self, op, env):
+        stream = self.value(env, op.operands[0])
+        if not isinstance(stream, Stream):
+            raise Unsupported("gpu.on_stream on a value that is not a "
+                              "stream argument")
+        self.stream_entries.append(stream.handed)
+        try:
+            returned = self.region(op.regions[0], [Token(stream.handed)], env)
+        finally:
+            self.stream_entries.pop()
+        # The terminator's tokens are handed over; its other operands are
+        # the results (which are never tokens).
+        for v in returned:
+            if isinstance(v, Token) and not self.drop_token_deps:
+                stream.handed |= v.mask
+        self.bind(op, env, [v for v in returned if not isinstance(v, Token)])
+
+    def entry_mask(self):
+        """The union of the sets of the streams whose gpu.on_stream bodies
+        the current op is in."""
+        mask = 0
+        for entry in self.stream_entries:
+            mask |= entry
+        return mask
 
     def pointer(self, env, op):
         """The buffer (or None) of the pointer or pointer integer that op
@@ -893,7 +933,8 @@ class Interpreter:
                 if not self.drop_token_deps:
                     stream.handed |= deps
             elif token_result:
-                self.bind(op, env, [Token(deps)])
+                entry = 0 if self.drop_token_deps else self.entry_mask()
+                self.bind(op, env, [Token(deps | entry)])
             elif not self.drop_host_waits:
                 self.host_done |= deps
                 self.trace.host_syncs += 1
@@ -934,7 +975,8 @@ class Interpreter:
                        for t in op.result_types]
         else:
             accesses, results = self.sparse_accesses(op, env, others)
-        before = self.host_done | (0 if self.drop_token_deps else deps)
+        before = self.host_done | (
+            0 if self.drop_token_deps else deps | self.entry_mask())
         bit = self.record("gpu", op, accesses, before)
         if token_result:
             results[token_result[0]] = Token(before | bit)

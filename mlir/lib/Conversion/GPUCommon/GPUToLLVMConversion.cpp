@@ -28,10 +28,12 @@
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Async/IR/Async.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/IR/Attributes.h"
@@ -59,6 +61,9 @@ public:
   using Base::Base;
   void getDependentDialects(DialectRegistry &registry) const final {
     Base::getDependentDialects(registry);
+    // The lowering of gpu.on_stream inlines a body of several blocks with
+    // branches, or into an scf.execute_region where its parent needs one block.
+    registry.insert<cf::ControlFlowDialect, scf::SCFDialect>();
     registerConvertToLLVMDependentDialectLoading(registry);
   }
   // Run the dialect converter on the module.
@@ -556,6 +561,21 @@ private:
                   ConversionPatternRewriter &rewriter) const override;
 };
 
+/// A rewrite pattern to convert gpu.on_stream operations into GPU runtime
+/// calls on its stream, with its body inlined into the parent.
+class ConvertOnStreamOpToGpuRuntimeCallPattern
+    : public ConvertOpToGpuRuntimeCallPattern<gpu::OnStreamOp> {
+public:
+  ConvertOnStreamOpToGpuRuntimeCallPattern(
+      const LLVMTypeConverter &typeConverter)
+      : ConvertOpToGpuRuntimeCallPattern<gpu::OnStreamOp>(typeConverter) {}
+
+private:
+  LogicalResult
+  matchAndRewrite(gpu::OnStreamOp onStreamOp, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override;
+};
+
 /// A rewrite patter to legalize gpu.launch_func with LLVM types.
 class LegalizeLaunchFuncOpPattern
     : public ConvertOpToGpuRuntimeCallPattern<gpu::LaunchFuncOp> {
@@ -781,6 +801,50 @@ static void forkCallerStreamTokens(Operation *root) {
   }
 }
 
+/// Returns whether `token` is the entry token of a gpu.on_stream body.
+static bool isOnStreamEntryToken(Value token) {
+  auto argument = dyn_cast<BlockArgument>(token);
+  return argument && argument.getOwner()->isEntryBlock() &&
+         isa<gpu::OnStreamOp>(argument.getOwner()->getParentOp());
+}
+
+/// Orders every GPU op in the body of each gpu.on_stream after the work that
+/// was enqueued on its stream before the op, as the op requires, also where
+/// the input does not say so: a token-based or synchronous GPU op gets the
+/// entry token as a dependency unless one of its dependencies is the token
+/// of an op of the same block that is ordered after it already. Otherwise an
+/// op whose dependencies all come from elsewhere (tokens from outside the
+/// body, a loop's iter_arg), or that has none, would start on a stream that
+/// does not wait for the caller's work, and would escape a graph capture of
+/// that stream. A host `gpu.wait` and an op on a stream of its own
+/// (`asyncObject`) are left as they are.
+static void orderOnStreamBodiesAfterEntry(Operation *root) {
+  SmallVector<gpu::OnStreamOp> onStreamOps;
+  walkHostOps(root, [&](Operation *op) {
+    if (auto onStreamOp = dyn_cast<gpu::OnStreamOp>(op))
+      onStreamOps.push_back(onStreamOp);
+    return WalkResult::advance();
+  });
+  for (gpu::OnStreamOp onStreamOp : onStreamOps) {
+    Value entry = onStreamOp.getEntryToken();
+    onStreamOp->walk([&](Block *block) {
+      llvm::SmallDenseSet<Value, 8> ordered = {entry};
+      for (Operation &op : *block) {
+        auto asyncOp = dyn_cast<gpu::AsyncOpInterface>(&op);
+        auto launch = dyn_cast<gpu::LaunchFuncOp>(&op);
+        if (!asyncOp || (isa<gpu::WaitOp>(op) && !asyncOp.getAsyncToken()) ||
+            (launch && launch.getAsyncObject()))
+          continue;
+        if (llvm::none_of(asyncOp.getAsyncDependencies(),
+                          [&](Value token) { return ordered.contains(token); }))
+          asyncOp.addAsyncDependency(entry);
+        if (Value token = asyncOp.getAsyncToken())
+          ordered.insert(token);
+      }
+    });
+  }
+}
+
 /// Replaces each `arith.select` of two async tokens (canonicalization makes
 /// one of an scf.if that yields one of two tokens) by a `gpu.wait async` on
 /// both: waiting for either one's work is implied by waiting for both, and
@@ -833,6 +897,9 @@ static void normalizeEventTokens(Operation *root) {
   for (Value event : events) {
     // The caller's stream, passed in as a token (checkExplicitStreamTokens).
     if (llvm::any_of(event.getUses(), isExplicitStreamUse))
+      continue;
+    // An unused entry token of gpu.on_stream gets no event at all.
+    if (event.use_empty() && isOnStreamEntryToken(event))
       continue;
     Block *block = event.getParentBlock();
     auto users = llvm::to_vector(event.getUsers());
@@ -1113,6 +1180,7 @@ LogicalResult mlir::prepareGpuAsyncTokensForLLVM(Operation *root) {
   if (failed(checkTokenUsesInTerminators(root)) ||
       failed(checkExplicitStreamTokens(root)))
     return failure();
+  orderOnStreamBodiesAfterEntry(root);
   joinSelectedTokens(root);
   forkCallerStreamTokens(root);
   normalizeEventTokens(root);
@@ -1168,14 +1236,16 @@ void GpuToLLVMConversionPass::runOnOperation() {
     return signalPassFailure();
 
   // The host-side GPU ops this pass lowers to runtime calls (the async ops,
-  // host registration, device selection; gpu.launch must have been outlined)
-  // are illegal: one that is left is an error, not silently kept. Other GPU
-  // ops stay legal (e.g. gpu.warp_execute_on_lane_0, whose body is lowered).
+  // gpu.on_stream, host registration, device selection; gpu.launch must have
+  // been outlined) are illegal: one that is left is an error, not silently
+  // kept. Other GPU ops stay legal (e.g. gpu.warp_execute_on_lane_0, whose
+  // body is lowered).
   target.addDynamicallyLegalDialect<gpu::GPUDialect>([](Operation *op) {
     if (op->getParentOfType<gpu::GPUModuleOp>())
       return true;
     return !isa<gpu::AsyncOpInterface, gpu::HostRegisterOp,
-                gpu::HostUnregisterOp, gpu::SetDefaultDeviceOp>(op);
+                gpu::HostUnregisterOp, gpu::OnStreamOp, gpu::OnStreamYieldOp,
+                gpu::SetDefaultDeviceOp>(op);
   });
   // Preserve GPU modules and binaries. Modules are preserved as they can be
   // converted later by `gpu-module-to-binary`.
@@ -1683,6 +1753,96 @@ LogicalResult ConvertWaitAsyncOpToGpuRuntimeCallPattern::matchAndRewrite(
   Value stream = getStreamForAsyncOp(waitOp, adaptor.getAsyncDependencies(),
                                      rewriter, /*freshStream=*/true);
   rewriter.replaceOp(waitOp, {stream});
+  return success();
+}
+
+// Converts `gpu.on_stream` to runtime calls on its stream, which the lowering
+// does not own (nothing synchronizes or destroys it), and inlines its body.
+// The entry token becomes an event recorded on the stream, consumed by its
+// one user (see normalizeEventTokens; orderOnStreamBodiesAfterEntry made
+// every GPU op of the body depend on it); each `gpu.on_stream.yield` makes
+// the stream wait for the tokens it lists, recorded at the yield. A body of
+// one block is inlined in place; one of several blocks becomes blocks of the
+// parent region, or an scf.execute_region where the parent is not a function
+// or an scf.execute_region (its region may have to keep one block).
+LogicalResult ConvertOnStreamOpToGpuRuntimeCallPattern::matchAndRewrite(
+    gpu::OnStreamOp onStreamOp, OpAdaptor adaptor,
+    ConversionPatternRewriter &rewriter) const {
+  Location loc = onStreamOp.getLoc();
+  Value stream = adaptor.getStream();
+  Region &body = onStreamOp.getBody();
+  bool entryUsed = !onStreamOp.getEntryToken().use_empty();
+
+  SmallVector<gpu::OnStreamYieldOp> yields;
+  for (Block &block : body)
+    if (auto yield = dyn_cast<gpu::OnStreamYieldOp>(block.getTerminator()))
+      yields.push_back(yield);
+  for (gpu::OnStreamYieldOp yield : yields) {
+    OperandRange origDependencies = yield.getAsyncDependencies();
+    SmallVector<Value> dependencies;
+    if (failed(rewriter.getRemappedValues(origDependencies, dependencies)))
+      return rewriter.notifyMatchFailure(yield, "cannot convert its tokens");
+    rewriter.setInsertionPoint(yield);
+    llvm::SmallDenseSet<Value, 4> waitedFor;
+    for (auto [origDependency, dependency] :
+         llvm::zip_equal(origDependencies, dependencies)) {
+      if (dependency == stream || !waitedFor.insert(origDependency).second)
+        continue;
+      Value event = isStreamToken(origDependency)
+                        ? recordEvent(loc, rewriter, dependency)
+                        : dependency;
+      streamWaitEventCallBuilder.create(loc, rewriter, {stream, event});
+      eventDestroyCallBuilder.create(loc, rewriter, {event});
+    }
+  }
+
+  // An unused entry token is dropped: no event.
+  TypeConverter::SignatureConversion entry(/*numOrigInputs=*/1);
+  if (entryUsed) {
+    rewriter.setInsertionPoint(onStreamOp);
+    entry.remapInput(0, recordEvent(loc, rewriter, stream));
+  }
+  if (failed(rewriter.convertRegionTypes(&body, *getTypeConverter(), &entry)))
+    return rewriter.notifyMatchFailure(onStreamOp, "cannot convert its body");
+
+  if (body.hasOneBlock() && yields.size() == 1) {
+    gpu::OnStreamYieldOp yield = yields.front();
+    SmallVector<Value> results(yield.getValues());
+    rewriter.eraseOp(yield);
+    rewriter.inlineBlockBefore(&body.front(), onStreamOp);
+    rewriter.replaceOp(onStreamOp, results);
+    return success();
+  }
+
+  if (!isa<FunctionOpInterface, scf::ExecuteRegionOp>(
+          onStreamOp->getParentOp())) {
+    rewriter.setInsertionPoint(onStreamOp);
+    auto executeRegion = scf::ExecuteRegionOp::create(
+        rewriter, loc, onStreamOp.getResultTypes());
+    for (gpu::OnStreamYieldOp yield : yields) {
+      rewriter.setInsertionPoint(yield);
+      rewriter.replaceOpWithNewOp<scf::YieldOp>(yield, yield.getValues());
+    }
+    rewriter.inlineRegionBefore(body, executeRegion.getRegion(),
+                                executeRegion.getRegion().end());
+    rewriter.replaceOp(onStreamOp, executeRegion.getResults());
+    return success();
+  }
+
+  Block *continuation = rewriter.splitBlock(
+      onStreamOp->getBlock(), std::next(onStreamOp->getIterator()));
+  SmallVector<Location> locs(onStreamOp.getNumResults(), loc);
+  continuation->addArguments(onStreamOp.getResultTypes(), locs);
+  for (gpu::OnStreamYieldOp yield : yields) {
+    rewriter.setInsertionPoint(yield);
+    rewriter.replaceOpWithNewOp<cf::BranchOp>(yield, continuation,
+                                              yield.getValues());
+  }
+  Block *bodyEntry = &body.front();
+  rewriter.inlineRegionBefore(body, continuation);
+  rewriter.setInsertionPoint(onStreamOp);
+  cf::BranchOp::create(rewriter, loc, bodyEntry);
+  rewriter.replaceOp(onStreamOp, continuation->getArguments());
   return success();
 }
 
@@ -2590,6 +2750,7 @@ void mlir::populateGpuToLLVMConversionPatterns(
                ConvertHostUnregisterOpToGpuRuntimeCallPattern,
                ConvertMemcpyOpToGpuRuntimeCallPattern,
                ConvertMemsetOpToGpuRuntimeCallPattern,
+               ConvertOnStreamOpToGpuRuntimeCallPattern,
                ConvertSetDefaultDeviceOpToGpuRuntimeCallPattern,
                ConvertWaitAsyncOpToGpuRuntimeCallPattern,
                ConvertWaitOpToGpuRuntimeCallPattern,

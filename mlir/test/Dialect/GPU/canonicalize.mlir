@@ -430,3 +430,46 @@ func.func @broadcast_of_broadcast2(%value : f32, %lane : i32) -> f32 {
   %1 = gpu.subgroup_broadcast %0, first_active_lane : f32
   return %1 : f32
 }
+
+// -----
+
+// A gpu.on_stream that only returns values orders nothing and is erased; one
+// that hands over work, or whose entry token is unused but whose body has
+// ops, is kept.
+
+// CHECK-LABEL: func @on_stream_canonicalize
+//  CHECK-SAME: (%[[S:.*]]: !llvm.ptr, %[[A:.*]]: memref<4xf32>, %[[F:.*]]: f32, %[[I:.*]]: index)
+func.func @on_stream_canonicalize(%s: !llvm.ptr, %a: memref<4xf32>, %f: f32,
+                                  %i: index) -> index {
+  // CHECK-NOT: gpu.on_stream.yield %[[I]]
+  %r = gpu.on_stream <%s : !llvm.ptr> -> index {
+  ^bb0(%t0: !gpu.async.token):
+    gpu.on_stream.yield %i : index
+  }
+  // CHECK: gpu.on_stream <%[[S]] : !llvm.ptr> {
+  // CHECK-NEXT: ^bb0(%[[T0:.*]]: !gpu.async.token):
+  // CHECK-NEXT: gpu.on_stream.yield [%[[T0]]]
+  gpu.on_stream <%s : !llvm.ptr> {
+  ^bb0(%t0: !gpu.async.token):
+    gpu.on_stream.yield [%t0]
+  }
+  // CHECK: gpu.on_stream <%[[S]] : !llvm.ptr> {
+  // CHECK-NEXT: ^bb0(%{{.*}}: !gpu.async.token):
+  // CHECK-NEXT: gpu.memset %[[A]], %[[F]]
+  // CHECK-NEXT: gpu.on_stream.yield{{$}}
+  gpu.on_stream <%s : !llvm.ptr> {
+  ^bb0(%t0: !gpu.async.token):
+    gpu.memset %a, %f : memref<4xf32>, f32
+    gpu.on_stream.yield
+  }
+  // The first region again: kept too.
+  // CHECK: gpu.on_stream <%[[S]] : !llvm.ptr> {
+  // CHECK-NEXT: ^bb0(%[[T1:.*]]: !gpu.async.token):
+  // CHECK-NEXT: gpu.on_stream.yield [%[[T1]]]
+  gpu.on_stream <%s : !llvm.ptr> {
+  ^bb0(%t0: !gpu.async.token):
+    gpu.on_stream.yield [%t0]
+  }
+  // CHECK: return %[[I]]
+  return %r : index
+}

@@ -1240,3 +1240,76 @@ func.func @conditional_execution_two_blocks() {
   }) : () -> ()
   return
 }
+
+// -----
+
+func.func @on_stream_token_stream(%t: !gpu.async.token) {
+  // expected-error@+1 {{'gpu.on_stream' op operand #0 must be stream (an LLVM pointer in address space 0), but got '!gpu.async.token'}}
+  gpu.on_stream <%t : !gpu.async.token> {
+  ^bb0(%t0: !gpu.async.token):
+    gpu.on_stream.yield
+  }
+  return
+}
+
+// -----
+
+func.func @on_stream_device_pointer(%s: !llvm.ptr<1>) {
+  // expected-error@+1 {{'gpu.on_stream' op operand #0 must be stream (an LLVM pointer in address space 0), but got '!llvm.ptr<1>'}}
+  gpu.on_stream <%s : !llvm.ptr<1>> {
+  ^bb0(%t0: !gpu.async.token):
+    gpu.on_stream.yield
+  }
+  return
+}
+
+// -----
+
+func.func @on_stream_no_entry_token(%s: !llvm.ptr) {
+  // expected-error@+1 {{'gpu.on_stream' op expects its body to have one argument, of type '!gpu.async.token' (the stream's earlier work)}}
+  gpu.on_stream <%s : !llvm.ptr> {
+    gpu.on_stream.yield
+  }
+  return
+}
+
+// -----
+
+func.func @on_stream_entry_not_token(%s: !llvm.ptr) {
+  // expected-error@+1 {{'gpu.on_stream' op expects its body to have one argument, of type '!gpu.async.token' (the stream's earlier work)}}
+  gpu.on_stream <%s : !llvm.ptr> {
+  ^bb0(%i: index):
+    gpu.on_stream.yield
+  }
+  return
+}
+
+// -----
+
+func.func @on_stream_token_result(%s: !llvm.ptr) {
+  // expected-error@+1 {{'gpu.on_stream' op cannot return an async token: work leaves the op through the stream, by the tokens that 'gpu.on_stream.yield' lists}}
+  %r = gpu.on_stream <%s : !llvm.ptr> -> !gpu.async.token {
+  ^bb0(%t0: !gpu.async.token):
+    gpu.on_stream.yield %t0 : !gpu.async.token
+  }
+  return
+}
+
+// -----
+
+func.func @on_stream_yield_types(%s: !llvm.ptr, %i: index) {
+  // expected-error@+1 {{'gpu.on_stream' op along control flow edge from Operation gpu.on_stream.yield to Operation gpu.on_stream: successor operand type #0 'index' should match successor input type #0 'i32'}}
+  %r = gpu.on_stream <%s : !llvm.ptr> -> i32 {
+  ^bb0(%t0: !gpu.async.token):
+    // expected-note@+1 {{region branch point}}
+    gpu.on_stream.yield %i : index
+  }
+  return
+}
+
+// -----
+
+func.func @on_stream_yield_parent() {
+  // expected-error@+1 {{'gpu.on_stream.yield' op expects parent op 'gpu.on_stream'}}
+  gpu.on_stream.yield
+}

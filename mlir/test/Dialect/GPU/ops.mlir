@@ -630,3 +630,48 @@ func.func @ballot(%pred: i1) -> (i32, i64) {
   %1 = gpu.ballot %pred : i64
   func.return %0, %1 : i32, i64
 }
+
+// CHECK-LABEL: func @on_stream
+//  CHECK-SAME: (%[[S:.*]]: !llvm.ptr, %[[A:.*]]: memref<4xf32>, %[[F:.*]]: f32)
+func.func @on_stream(%s: !llvm.ptr, %a: memref<4xf32>, %f: f32)
+    -> memref<4xf32> {
+  // CHECK: %{{.*}} = gpu.on_stream <%[[S]] : !llvm.ptr> -> memref<4xf32> {
+  // CHECK-NEXT: ^bb0(%[[T0:.*]]: !gpu.async.token):
+  %r = gpu.on_stream <%s : !llvm.ptr> -> memref<4xf32> {
+  ^bb0(%t0: !gpu.async.token):
+    // CHECK-NEXT: %[[T1:.*]] = gpu.memset async [%[[T0]]] %[[A]], %[[F]]
+    %t1 = gpu.memset async [%t0] %a, %f : memref<4xf32>, f32
+    // CHECK-NEXT: gpu.on_stream.yield [%[[T1]]] %[[A]] : memref<4xf32>
+    gpu.on_stream.yield [%t1] %a : memref<4xf32>
+  }
+  // CHECK: gpu.on_stream <%[[S]] : !llvm.ptr> {
+  // CHECK-NEXT: ^bb0(%{{.*}}: !gpu.async.token):
+  // CHECK-NEXT: gpu.on_stream.yield{{$}}
+  gpu.on_stream <%s : !llvm.ptr> {
+  ^bb0(%t0: !gpu.async.token):
+    gpu.on_stream.yield
+  }
+  return %r : memref<4xf32>
+}
+
+// CHECK-LABEL: func @on_stream_blocks
+func.func @on_stream_blocks(%s: !llvm.ptr, %c: i1, %a: memref<4xf32>,
+                            %f: f32) -> i32 {
+  // CHECK: gpu.on_stream <%{{.*}} : !llvm.ptr> -> i32 {
+  // CHECK: cf.cond_br
+  // CHECK: gpu.on_stream.yield [%{{.*}}] %{{.*}} : i32
+  // CHECK: gpu.on_stream.yield %{{.*}} : i32
+  %r = gpu.on_stream <%s : !llvm.ptr> -> i32 {
+  ^bb0(%t0: !gpu.async.token):
+    cf.cond_br %c, ^bb1, ^bb2
+  ^bb1:
+    %t1 = gpu.memset async [%t0] %a, %f : memref<4xf32>, f32
+    %one = arith.constant 1 : i32
+    gpu.on_stream.yield [%t1] %one : i32
+  ^bb2:
+    gpu.memset %a, %f : memref<4xf32>, f32
+    %two = arith.constant 2 : i32
+    gpu.on_stream.yield %two : i32
+  }
+  return %r : i32
+}

@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/BufferDeallocationOpInterface.h"
+#include "mlir/Dialect/LLVMIR/LLVMTypes.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Utils/VerificationUtils.h"
@@ -2349,6 +2350,91 @@ public:
 void WaitOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                          MLIRContext *context) {
   results.add<EraseRedundantGpuWaitOpPairs, SimplifyGpuWaitOp>(context);
+}
+
+//===----------------------------------------------------------------------===//
+// GPU_OnStreamOp
+//===----------------------------------------------------------------------===//
+
+void OnStreamOp::build(OpBuilder &builder, OperationState &result,
+                       TypeRange resultTypes, Value stream) {
+  result.addOperands(stream);
+  result.addTypes(resultTypes);
+  OpBuilder::InsertionGuard guard(builder);
+  builder.createBlock(result.addRegion(), {},
+                      {AsyncTokenType::get(builder.getContext())},
+                      {result.location});
+}
+
+LogicalResult OnStreamOp::verifyRegions() {
+  Region &body = getBody();
+  if (body.empty() || body.getNumArguments() != 1 ||
+      !isa<AsyncTokenType>(body.getArgument(0).getType()))
+    return emitOpError("expects its body to have one argument, of type "
+                       "'!gpu.async.token' (the stream's earlier work)");
+  if (llvm::any_of(getResultTypes(), llvm::IsaPred<AsyncTokenType>))
+    return emitOpError("cannot return an async token: work leaves the op "
+                       "through the stream, by the tokens that "
+                       "'gpu.on_stream.yield' lists");
+  // RegionBranchOpInterface checks that the terminators' values match the
+  // results.
+  return success();
+}
+
+void OnStreamOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  // The op enqueues work on the stream and orders it with the stream's other
+  // work: two of them on one stream must not be reordered or erased.
+  effects.emplace_back(MemoryEffects::Read::get(), &getStreamMutable());
+  effects.emplace_back(MemoryEffects::Write::get(), &getStreamMutable());
+}
+
+void OnStreamOp::getSuccessorRegions(
+    RegionBranchPoint point, SmallVectorImpl<RegionSuccessor> &regions) {
+  // The body runs once; the entry token is not a successor input, like the
+  // induction variable of a loop.
+  if (point.isParent())
+    regions.push_back(RegionSuccessor(&getBody()));
+  else
+    regions.push_back(RegionSuccessor(getOperation()));
+}
+
+ValueRange OnStreamOp::getSuccessorInputs(RegionSuccessor successor) {
+  return successor.isOperation() ? ValueRange(getResults()) : ValueRange();
+}
+
+namespace {
+
+/// Erases a `gpu.on_stream` whose body is only a terminator that lists no
+/// token: it orders nothing.
+struct EraseEmptyOnStream : public OpRewritePattern<OnStreamOp> {
+  using OpRewritePattern<OnStreamOp>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(OnStreamOp op,
+                                PatternRewriter &rewriter) const override {
+    Region &body = op.getBody();
+    if (!body.hasOneBlock() || !llvm::hasSingleElement(body.front()))
+      return rewriter.notifyMatchFailure(op, "the body has ops");
+    auto yield = dyn_cast<OnStreamYieldOp>(body.front().front());
+    if (!yield || !yield.getAsyncDependencies().empty())
+      return rewriter.notifyMatchFailure(op, "the body hands over work");
+    rewriter.replaceOp(op, yield.getValues());
+    return success();
+  }
+};
+
+} // namespace
+
+void OnStreamOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                             MLIRContext *context) {
+  results.add<EraseEmptyOnStream>(context);
+}
+
+MutableOperandRange
+OnStreamYieldOp::getMutableSuccessorOperands(RegionSuccessor point) {
+  // The tokens are handed to the stream, not to the op's results.
+  return getValuesMutable();
 }
 
 //===----------------------------------------------------------------------===//

@@ -110,6 +110,45 @@ static Value createWaitOp(OpBuilder &builder, Location loc, Type resultType,
       .getAsyncToken();
 }
 
+/// Returns the entry token of the innermost gpu.on_stream whose body holds
+/// `block`, or null.
+static Value getStreamEntryToken(Block *block) {
+  for (Operation *op = block->getParentOp(); op; op = op->getParentOp())
+    if (auto onStreamOp = dyn_cast<gpu::OnStreamOp>(op))
+      return onStreamOp.getEntryToken();
+  return {};
+}
+
+/// Creates a token of no pending work before the current insertion point:
+/// inside the body of gpu.on_stream, the work starts after the stream's
+/// earlier work (its entry token), elsewhere on a new stream.
+static Value createStartToken(OpBuilder &builder, Location loc, Operation *op) {
+  Value entry = getStreamEntryToken(op->getBlock());
+  return createWaitOp(builder, loc, builder.getType<gpu::AsyncTokenType>(),
+                      entry ? ValueRange(entry) : ValueRange());
+}
+
+/// Makes the host wait for the work enqueued on `stream` so far (the work
+/// handed to it by a gpu.on_stream before `op`), with a gpu.on_stream whose
+/// body waits for its entry token, before `op` or at the end of `block`.
+static void createStreamHostWait(OpBuilder &builder, Value stream,
+                                 Location loc) {
+  auto onStreamOp = gpu::OnStreamOp::create(builder, loc, TypeRange(), stream);
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToStart(&onStreamOp.getBody().front());
+  gpu::WaitOp::create(builder, loc, Type(), onStreamOp.getEntryToken());
+  gpu::OnStreamYieldOp::create(builder, loc, ValueRange(), ValueRange());
+}
+
+/// Returns whether `onStreamOp` hands GPU work to its stream: one of its
+/// terminators lists a token.
+static bool handsOverWork(gpu::OnStreamOp onStreamOp) {
+  return llvm::any_of(onStreamOp.getBody(), [](Block &block) {
+    auto yield = dyn_cast<gpu::OnStreamYieldOp>(block.getTerminator());
+    return yield && !yield.getAsyncDependencies().empty();
+  });
+}
+
 /// Adds `deps` to the front of the async dependencies of `asyncOp`. Returns
 /// `asyncOp` if it returns a token already; otherwise replaces it with a clone
 /// that returns a token in addition to the other results, and returns the
@@ -245,6 +284,10 @@ struct GpuAsyncRegionPass::ThreadTokenCallback {
       : builder(&context), accesses(accesses) {}
 
   WalkResult operator()(Block *block) {
+    // In the body of gpu.on_stream, the work enqueued on the stream before
+    // is pending and may access anything.
+    streamEntry = getStreamEntryToken(block);
+    handedStreams.clear();
     for (Operation &op : make_early_inc_range(*block)) {
       if (failed(visit(&op)))
         return WalkResult::interrupt();
@@ -274,21 +317,63 @@ private:
       if (currentToken)
         waitOp.addAsyncDependency(currentToken);
       currentToken = waitOp.getAsyncToken();
-      if (!currentToken)
+      if (!currentToken) {
+        // A user's host wait waits for everything, also for the work handed
+        // to streams.
+        waitForHandedStreams(op, {}, /*always=*/true);
         clearInFlight();
+      }
       return success();
     }
     builder.setInsertionPoint(op);
     if (auto asyncOp = getAsyncOp(op)) {
+      waitForHandedStreams(op, accesses.getGpuAccesses(op));
       // Replace GPU op with async version, which then produces the current
       // token.
       rewriteAsyncOp(asyncOp);
       addInFlight(accesses.getGpuAccesses(currentToken.getDefiningOp()));
       return success();
     }
+    if (auto yield = dyn_cast<gpu::OnStreamYieldOp>(op)) {
+      // Work handed to other streams in the body is not the stream's.
+      waitForHandedStreams(
+          op, {}, /*always=*/true,
+          yield->getParentOfType<gpu::OnStreamOp>().getStream());
+      handOver(yield);
+      return success();
+    }
+    auto onStreamOp = dyn_cast<gpu::OnStreamOp>(op);
+    if (!currentToken && !streamEntry && handedStreams.empty()) {
+      if (onStreamOp && handsOverWork(onStreamOp))
+        handedStreams.push_back(onStreamOp.getStream());
+      return success();
+    }
+    MemoryAccesses hostAccesses = accesses.getHostAccesses(op);
+    bool returns = op->hasTrait<OpTrait::ReturnLike>() &&
+                   isa<FunctionOpInterface>(op->getParentOp());
+    // The work handed to a stream is waited for before a host op that may
+    // touch it and at the end of a block, except where the function returns
+    // it to the stream's owner (but not its stack memory) or a gpu.on_stream
+    // on the same stream follows it.
+    bool sameStream =
+        onStreamOp && llvm::is_contained(handedStreams, onStreamOp.getStream());
+    if (!handedStreams.empty() && !(returns && hostAccesses.empty()) &&
+        (isTerminator(op) || !hostAccesses.empty()))
+      waitForHandedStreams(op, hostAccesses, /*always=*/true,
+                           sameStream ? onStreamOp.getStream() : Value());
+    // A host op that accesses memory waits for the stream's earlier work.
+    if (streamEntry && !hostAccesses.empty()) {
+      LDBG() << "host waits for the stream's earlier work before "
+             << OpWithFlags(op, OpPrintingFlags().skipRegions());
+      createWaitOp(builder, op->getLoc(), Type(), streamEntry);
+      streamEntry = {};
+    }
+    if (onStreamOp && (sameStream || handsOverWork(onStreamOp)))
+      handedStreams.push_back(onStreamOp.getStream());
     if (!currentToken)
       return success();
-    bool touchesInFlight = mayTouchInFlightMemory(op);
+    bool touchesInFlight =
+        hostAccesses.everything || accesses.mayConflict(inFlight, hostAccesses);
     // The work handed to a stream is the stream owner's to wait for once the
     // function returns, unless it uses the function's stack memory.
     if (handedToStream && op->hasTrait<OpTrait::ReturnLike>() &&
@@ -309,6 +394,35 @@ private:
       clearInFlight();
     }
     return success();
+  }
+
+  // Hands the current token over to the stream of the enclosing gpu.on_stream
+  // at its terminator `yield`: no host wait.
+  void handOver(gpu::OnStreamYieldOp yield) {
+    if (currentToken && currentToken != streamEntry &&
+        !llvm::is_contained(yield.getAsyncDependencies(), currentToken))
+      yield.getAsyncDependenciesMutable().append(currentToken);
+    currentToken = {};
+    clearInFlight();
+  }
+
+  // Makes the host wait for the work handed to streams by gpu.on_stream ops
+  // before `op`, if `opAccesses` are not empty (or `always`); that work may
+  // access anything (it includes the work enqueued on the stream before).
+  void waitForHandedStreams(Operation *op, const MemoryAccesses &opAccesses,
+                            bool always = false, Value except = {}) {
+    if (handedStreams.empty() || (!always && opAccesses.empty()))
+      return;
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPoint(op);
+    for (Value stream : handedStreams) {
+      if (stream == except)
+        continue;
+      LDBG() << "host waits for the work handed to a stream before "
+             << OpWithFlags(op, OpPrintingFlags().skipRegions());
+      createStreamHostWait(builder, stream, op->getLoc());
+    }
+    handedStreams.clear();
   }
 
   // `%t = gpu.wait async <%s>` brings the work of stream %s into the chain:
@@ -373,14 +487,22 @@ private:
   // Replaces asyncOp with a clone that returns a token.
   void rewriteAsyncOp(gpu::AsyncOpInterface asyncOp) {
     Operation *op = asyncOp.getOperation();
-    auto tokenType = builder.getType<gpu::AsyncTokenType>();
 
-    // If there is no current token, insert a `gpu.wait async` without
-    // dependencies to create one, unless the op is async already: it then
+    // If there is no current token, insert a `gpu.wait async` to create one
+    // (see createStartToken), unless the op is async already: it then
     // depends on what it should, and no earlier GPU work of this block is
     // pending.
-    if (!currentToken && asyncOp.getAsyncDependencies().empty())
-      currentToken = createWaitOp(builder, op->getLoc(), tokenType, {});
+    if (!currentToken && asyncOp.getAsyncDependencies().empty()) {
+      currentToken = createStartToken(builder, op->getLoc(), op);
+      // The chain starts with the stream's earlier work, which may access
+      // anything: waiting for the chain waits for it.
+      if (streamEntry) {
+        MemoryAccesses everything;
+        everything.everything = true;
+        addInFlight(everything);
+        streamEntry = {};
+      }
+    }
     SmallVector<Value, 1> deps;
     if (currentToken &&
         !llvm::is_contained(asyncOp.getAsyncDependencies(), currentToken))
@@ -403,6 +525,14 @@ private:
 
   // Whether a stream waits for the current token (`gpu.wait <%s>`).
   bool handedToStream = false;
+
+  // In the body of gpu.on_stream, its entry token until the host or the
+  // chain waits for it.
+  Value streamEntry;
+
+  // The streams that gpu.on_stream ops of this block handed work to, which
+  // the host has not waited for.
+  SmallVector<Value> handedStreams;
 
   // The token that represents the current asynchronous dependency. It's valid
   // range starts with a `gpu.wait async` op, and ends with a `gpu.wait` op.
@@ -444,12 +574,20 @@ struct ScheduleStep {
     /// result, the value its regions yield; for a loop, only record its token
     /// result.
     AddResult,
+    /// Make the entry token of gpu.on_stream `op` known.
+    EnterStream,
+    /// Add `tokens` to the dependencies of gpu.on_stream.yield `op`.
+    HandOver,
+    /// Wait on the host for the work enqueued on `stream` so far, before `op`
+    /// (at the end of `block` if `op` is null).
+    StreamHostWait,
   };
   Kind kind;
   Operation *op;
   Block *block = nullptr;
   unsigned region = 0;
   SmallVector<TokenNode> tokens;
+  Value stream = {};
 };
 
 /// Per buffer, the GPU work that may have written it last and that read it
@@ -469,6 +607,11 @@ struct PendingWork {
   DenseMap<TokenNode, unsigned> open;
   /// Tokens the host has waited for.
   DenseSet<TokenNode> completed;
+  /// In the body of gpu.on_stream, its entry token.
+  std::optional<TokenNode> streamEntry;
+  /// The streams that gpu.on_stream ops handed work to, which the host has
+  /// not waited for. That work may access anything.
+  SmallVector<Value, 1> handedStreams;
 };
 
 /// Computes, without changing the IR, which GPU work each GPU op of a function
@@ -483,6 +626,10 @@ struct PendingWork {
 ///    iterations (conflicting with what its body accesses) and a token result;
 ///    scf.while gets it in its `before` region, which forwards it to the
 ///    `after` region and as the token result;
+///  - gpu.on_stream's body starts with its entry token, GPU work of unknown
+///    accesses, and each exit hands the work its block leaves pending to the
+///    stream; that work stays pending, as work on the stream, for later host
+///    and GPU ops that access memory, and for the end of the block;
 ///  - other region ops see the pending work of the enclosing block; the host
 ///    waits for the work of their blocks at each block's end.
 /// GPU work pending at the entry of a region can be depended on directly inside
@@ -509,6 +656,13 @@ private:
   LogicalResult scheduleLoop(Operation *loop, PendingWork &pending);
   LogicalResult scheduleBranches(Operation *op, PendingWork &pending);
   LogicalResult scheduleNested(Operation *op, PendingWork &pending);
+  LogicalResult scheduleOnStream(gpu::OnStreamOp op, PendingWork &pending);
+  /// Waits on the host for the work handed to streams (other than `except`)
+  /// before `op` (at the end of `block` if `op` is null), if `opAccesses` are
+  /// not empty.
+  void waitForHandedStreams(PendingWork &pending, Operation *op,
+                            const MemoryAccesses &opAccesses,
+                            Block *block = nullptr, Value except = {});
 
   /// The tokens of `pending` whose accesses conflict with `opAccesses`, except
   /// for accesses to results of `op` (fresh allocations).
@@ -686,6 +840,7 @@ void AsyncDependenceAnalysis::scheduleGpuOp(gpu::AsyncOpInterface asyncOp,
   TokenNode token = opToken(op);
   OperandRange existing = asyncOp.getAsyncDependencies();
   MemoryAccesses opAccesses = accesses.getGpuAccesses(op);
+  waitForHandedStreams(pending, op, opAccesses);
   SmallVector<TokenNode> deps = getConflicts(pending, opAccesses, op);
   dropImplied(deps);
   if (!existing.empty())
@@ -693,6 +848,11 @@ void AsyncDependenceAnalysis::scheduleGpuOp(gpu::AsyncOpInterface asyncOp,
       Value value = getExistingValue(dep);
       return value && llvm::is_contained(existing, value);
     });
+  // In the body of gpu.on_stream, all GPU work starts from the stream's
+  // earlier work, also work that accesses no memory or that follows a host
+  // wait for it: a stream that does not would not be part of a capture.
+  if (deps.empty() && existing.empty() && pending.streamEntry)
+    deps.push_back(*pending.streamEntry);
   // Independent work starts a new stream, unless `maxStreams` chains are
   // open already: it then continues the oldest one.
   if (deps.empty() && existing.empty() && maxStreams != 0 &&
@@ -730,6 +890,9 @@ void AsyncDependenceAnalysis::scheduleUserWait(gpu::WaitOp wait,
     return;
   }
   if (!wait.getAsyncToken()) {
+    MemoryAccesses everything;
+    everything.everything = true;
+    waitForHandedStreams(pending, wait, everything);
     for (auto [token, order] : pending.open)
       pending.completed.insert(token);
     pending.buffers.clear();
@@ -753,9 +916,29 @@ void AsyncDependenceAnalysis::scheduleStreamToken(gpu::WaitOp wait,
   record(pending, token, accesses.getGpuAccesses(wait), /*merge=*/true);
 }
 
+void AsyncDependenceAnalysis::waitForHandedStreams(
+    PendingWork &pending, Operation *op, const MemoryAccesses &opAccesses,
+    Block *block, Value except) {
+  if (opAccesses.empty())
+    return;
+  for (Value stream : pending.handedStreams) {
+    if (stream == except)
+      continue;
+    LDBG() << "host waits for the work handed to a stream before "
+           << (op ? OpWithFlags(op, OpPrintingFlags().skipRegions())
+                  : OpWithFlags(block->getParentOp(),
+                                OpPrintingFlags().skipRegions()));
+    schedule.push_back(
+        {ScheduleStep::Kind::StreamHostWait, op, block, 0, {}, stream});
+  }
+  llvm::erase_if(pending.handedStreams,
+                 [&](Value stream) { return stream != except; });
+}
+
 void AsyncDependenceAnalysis::scheduleHostOp(Operation *op,
                                              const MemoryAccesses &hostAccesses,
                                              PendingWork &pending) {
+  waitForHandedStreams(pending, op, hostAccesses);
   if (hostAccesses.everything)
     hostWaitAll(pending, op);
   else
@@ -862,6 +1045,46 @@ LogicalResult AsyncDependenceAnalysis::scheduleNested(Operation *op,
   return success();
 }
 
+LogicalResult AsyncDependenceAnalysis::scheduleOnStream(gpu::OnStreamOp op,
+                                                        PendingWork &pending) {
+  // Work handed to other streams may conflict with the body's; the stream's
+  // own is ordered before the body by the stream.
+  MemoryAccesses everything;
+  everything.everything = true;
+  waitForHandedStreams(pending, op, everything, nullptr, op.getStream());
+  TokenNode entry(op, TokenKind::Carried);
+  schedule.push_back({ScheduleStep::Kind::EnterStream, op, nullptr, 0, {}});
+  bool handsOver = false;
+  for (Block &block : op.getBody()) {
+    PendingWork inner = pending;
+    inner.handedStreams.clear();
+    inner.streamEntry = entry;
+    open(inner, entry);
+    record(inner, entry, everything, /*merge=*/true);
+    if (failed(scheduleBlock(block, inner)))
+      return failure();
+    SmallVector<TokenNode> tokens = getOpenTokens(inner, &block);
+    llvm::erase(tokens, entry);
+    Operation *terminator =
+        block.mightHaveTerminator() ? block.getTerminator() : nullptr;
+    if (auto yield = dyn_cast_or_null<gpu::OnStreamYieldOp>(terminator)) {
+      if (tokens.empty())
+        continue;
+      LDBG() << "gpu.on_stream hands " << tokens.size()
+             << " token(s) over to its stream";
+      schedule.push_back(
+          {ScheduleStep::Kind::HandOver, yield, nullptr, 0, tokens});
+      handsOver = true;
+      continue;
+    }
+    // The work of the block cannot be passed on: the host waits for it.
+    hostWait(inner, tokens, terminator, &block);
+  }
+  if (handsOver && !llvm::is_contained(pending.handedStreams, op.getStream()))
+    pending.handedStreams.push_back(op.getStream());
+  return success();
+}
+
 LogicalResult AsyncDependenceAnalysis::scheduleOp(Operation *op,
                                                   PendingWork &pending) {
   if (isa<gpu::LaunchOp>(op))
@@ -877,6 +1100,8 @@ LogicalResult AsyncDependenceAnalysis::scheduleOp(Operation *op,
     scheduleGpuOp(asyncOp, pending);
     return success();
   }
+  if (auto onStreamOp = dyn_cast<gpu::OnStreamOp>(op))
+    return scheduleOnStream(onStreamOp, pending);
   if (op->getNumRegions() != 0) {
     if (isMemoryEffectFree(op))
       return success();
@@ -901,6 +1126,14 @@ LogicalResult AsyncDependenceAnalysis::scheduleBlock(Block &block,
       MemoryAccesses freed = accesses.getScopeEndAccesses(&op);
       if (!freed.empty())
         scheduleHostOp(&op, freed, pending);
+      // Work handed to a stream is left to the stream's owner where the
+      // function returns; at any other end of a block, the host waits for it.
+      if (!(op.hasTrait<OpTrait::ReturnLike>() &&
+            isa<FunctionOpInterface>(op.getParentOp()))) {
+        MemoryAccesses everything;
+        everything.everything = true;
+        waitForHandedStreams(pending, &op, everything);
+      }
       break;
     }
     if (failed(scheduleOp(&op, pending)))
@@ -1089,6 +1322,23 @@ LogicalResult AsyncScheduleRewriter::apply(ArrayRef<ScheduleStep> schedule) {
                                  join(op->getLoc(), step.tokens));
       break;
     }
+    case ScheduleStep::Kind::EnterStream:
+      values[TokenNode(step.op, TokenKind::Carried)] =
+          cast<gpu::OnStreamOp>(step.op).getEntryToken();
+      break;
+    case ScheduleStep::Kind::HandOver:
+      cast<gpu::OnStreamYieldOp>(step.op).getAsyncDependenciesMutable().append(
+          getValues(step.tokens));
+      break;
+    case ScheduleStep::Kind::StreamHostWait:
+      if (step.op)
+        rewriter.setInsertionPoint(step.op);
+      else
+        rewriter.setInsertionPointToEnd(step.block);
+      createStreamHostWait(
+          rewriter, step.stream,
+          (step.op ? step.op : step.block->getParentOp())->getLoc());
+      break;
     case ScheduleStep::Kind::AddResult:
       // A loop got its token result with its iter_arg.
       if (Operation *loop = getCurrent(step.op);

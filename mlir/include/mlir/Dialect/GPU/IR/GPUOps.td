@@ -1862,6 +1862,133 @@ def GPU_WaitOp
   let hasVerifier = 1;
 }
 
+def GPU_Stream : Type<
+    And<[CPred<"::llvm::isa<::mlir::LLVM::LLVMPointerType>($_self)">,
+         CPred<"::llvm::cast<::mlir::LLVM::LLVMPointerType>($_self)"
+               ".getAddressSpace() == 0">]>,
+    "stream (an LLVM pointer in address space 0)">;
+
+def GPU_OnStreamOp : GPU_Op<"on_stream", [
+    DeclareOpInterfaceMethods<RegionBranchOpInterface, ["getSuccessorInputs"]>,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+    RecursiveMemoryEffects
+  ]> {
+  let summary = "Runs GPU work in stream order with a stream it does not own";
+  let description = [{
+    `gpu.on_stream` scopes GPU work to a stream that its caller owns, such as
+    the current stream of a framework, so that token-based GPU work can run
+    after the work the caller enqueued on the stream and hand its own work
+    back to it, without blocking the host and without synchronizing,
+    destroying or replacing the stream. It plays the role of PyTorch's
+    `with torch.cuda.stream(s):` for code in the dependency-based async model.
+
+    The op is stream-based (its `stream` operand names the stream, like the
+    `asyncObject` of `gpu.launch_func`); the ops in its body are token-based
+    or synchronous as anywhere else. The body is a region with one argument,
+    an async token, and the op orders it with the stream in two ways:
+
+    - **Entry:** every token-based or synchronous GPU op nested in the body
+      runs after the work that was enqueued on the stream before the op,
+      whether or not it depends on the entry token. The entry token stands
+      for that work, so that GPU ops of the body can depend on it like on any
+      other token (an op whose other dependencies are already after it need
+      not). A stream-based op of the body (one with an `asyncObject`) is
+      ordered by its own stream only.
+    - **Exit:** the work of the tokens that the terminator lists, and every
+      synchronous GPU op of the body, happen before the work enqueued on the
+      stream after the op. Async work of the body that the terminator does
+      not list is not ordered with that later work (like a token that nothing
+      waits for).
+
+    The host is blocked neither at the entry nor at the exit. Inside the
+    body, the rules of the dependency-based model hold unchanged: a host op
+    that reads memory written by pending async work (including the caller's
+    work on the stream, which may have touched any memory the body can
+    reach) must wait for it.
+
+    The body may have any number of blocks and contain any ops, including
+    loops, branches, calls and other `gpu.on_stream` ops; it may use values
+    defined above the op. The op's results are the values of the
+    terminator, which may not be async tokens: work leaves the scope only
+    through the stream.
+
+    The stream is an `!llvm.ptr` in the default address space, the type in
+    which the GPU runtime wrappers take streams (`mgpuStreamCreate` returns
+    one).
+
+    Example: a host function that receives the caller's stream runs two
+    kernels after the caller's work on it, one of them on a buffer it
+    allocates, and hands both back to the stream.
+
+    ```mlir
+    func.func @f(%s: !llvm.ptr, %a: memref<1024xf32>) -> memref<1024xf32> {
+      %r = gpu.on_stream <%s : !llvm.ptr> -> memref<1024xf32> {
+      ^bb0(%t0: !gpu.async.token):
+        %buf, %t1 = gpu.alloc async [%t0] () : memref<1024xf32>
+        %t2 = gpu.launch_func async [%t0] @kernels::@k1
+            blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+            args(%a : memref<1024xf32>)
+        %t3 = gpu.launch_func async [%t1] @kernels::@k2
+            blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+            args(%buf : memref<1024xf32>)
+        gpu.on_stream.yield [%t2, %t3] %buf : memref<1024xf32>
+      }
+      return %r : memref<1024xf32>
+    }
+    ```
+
+    `-gpu-async-region` makes the GPU ops of a body async and lists all of
+    their work at the exit; `-gpu-to-llvm` lowers the op to runtime calls
+    on the stream.
+  }];
+
+  let arguments = (ins GPU_Stream:$stream);
+  let results = (outs Variadic<AnyType>:$results);
+  let regions = (region AnyRegion:$body);
+
+  let assemblyFormat = [{
+    ` ` `<` $stream `:` type($stream) `>` (`->` type($results)^)? $body
+    attr-dict
+  }];
+
+  let skipDefaultBuilders = 1;
+  let builders = [OpBuilder<(ins "TypeRange":$resultTypes, "Value":$stream)>];
+
+  let extraClassDeclaration = [{
+    /// Returns the token of the work enqueued on the stream before the op.
+    BlockArgument getEntryToken() { return getBody().getArgument(0); }
+  }];
+
+  let hasCanonicalizer = 1;
+  let hasRegionVerifier = 1;
+}
+
+def GPU_OnStreamYieldOp : GPU_Op<"on_stream.yield", [
+    Pure, Terminator, HasParent<"OnStreamOp">, AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<RegionBranchTerminatorOpInterface,
+                              ["getMutableSuccessorOperands"]>
+  ]> {
+  let summary = "Hands async tokens and values from gpu.on_stream";
+  let description = [{
+    Terminates a block of the body of `gpu.on_stream`. The work of the listed
+    tokens happens before the work enqueued on the op's stream after the op;
+    the values become the op's results.
+
+    ```mlir
+    gpu.on_stream.yield [%t1, %t2] %buf : memref<1024xf32>
+    ```
+  }];
+
+  let arguments = (ins Variadic<GPU_AsyncToken>:$asyncDependencies,
+                   Variadic<AnyType>:$values);
+
+  let builders = [OpBuilder<(ins), [{ /* nothing to do */ }]>];
+
+  let assemblyFormat = [{
+    (` ` `[` $asyncDependencies^ `]`)? ($values^ `:` type($values))? attr-dict
+  }];
+}
+
 def GPU_AllocOp : GPU_Op<"alloc", [
     GPU_AsyncOpInterface,
     AttrSizedOperandSegments

@@ -1,0 +1,334 @@
+// RUN: mlir-opt %s -gpu-async-region="max-streams=0" | FileCheck %s
+// RUN: mlir-opt %s -gpu-async-region | FileCheck %s --check-prefix=CHAIN
+
+// -gpu-async-region on gpu.on_stream: the body starts with the entry token
+// (the work enqueued on the stream before, of unknown accesses), its exits
+// hand the pending work over to the stream, and that work stays pending
+// after the region, as work on the stream.
+
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @scale(%a : memref<16xf32>) kernel {
+      %c0 = arith.constant 0 : index
+      %x = memref.load %a[%c0] : memref<16xf32>
+      %y = arith.addf %x, %x : f32
+      memref.store %y, %a[%c0] : memref<16xf32>
+      gpu.return
+    }
+  }
+  func.func private @opaque()
+
+  // Two kernels on memory that does not alias: both start from the caller's
+  // work and are handed back to the stream, concurrently (dependence mode)
+  // or in sequence (one chain). Nothing waits on the host.
+  // CHECK-LABEL: func @independent_kernels
+  // CHECK:         gpu.on_stream
+  // CHECK-NEXT:    ^bb0(%[[T0:.*]]: !gpu.async.token):
+  // CHECK-NEXT:    %[[T1:.*]] = gpu.launch_func async [%[[T0]]]
+  // CHECK-NEXT:    %[[T2:.*]] = gpu.launch_func async [%[[T0]]]
+  // CHECK-NEXT:    gpu.on_stream.yield [%[[T1]], %[[T2]]]
+  // CHECK-NEXT:  }
+  // CHECK-NEXT:  return
+  // CHAIN-LABEL: func @independent_kernels
+  // CHAIN:         ^bb0(%[[T0:.*]]: !gpu.async.token):
+  // CHAIN-NEXT:    %[[J:.*]] = gpu.wait async [%[[T0]]]
+  // CHAIN-NEXT:    %[[T1:.*]] = gpu.launch_func async [%[[J]]]
+  // CHAIN-NEXT:    %[[T2:.*]] = gpu.launch_func async [%[[T1]]]
+  // CHAIN-NEXT:    gpu.on_stream.yield [%[[T2]]]
+  // CHAIN-NEXT:  }
+  // CHAIN-NEXT:  return
+  func.func @independent_kernels(%s : !llvm.ptr,
+                                 %a : memref<16xf32> {llvm.noalias},
+                                 %b : memref<16xf32> {llvm.noalias}) {
+    %c1 = arith.constant 1 : index
+    gpu.on_stream <%s : !llvm.ptr> {
+    ^bb0(%t0: !gpu.async.token):
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1)
+          threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1)
+          threads in (%c1, %c1, %c1) args(%b : memref<16xf32>)
+      gpu.on_stream.yield
+    }
+    return
+  }
+
+  // A host load in the body: the caller's work may write any memory, so the
+  // host waits for it (on its token, not on the stream); the next kernel
+  // still starts from it.
+  // CHECK-LABEL: func @host_access
+  // CHECK:         ^bb0(%[[T0:.*]]: !gpu.async.token):
+  // CHECK-NEXT:    %[[T1:.*]] = gpu.launch_func async [%[[T0]]]
+  // CHECK-NEXT:    gpu.wait [%[[T0]]]
+  // CHECK-NEXT:    %[[X:.*]] = memref.load
+  // CHECK-NEXT:    %[[T2:.*]] = gpu.launch_func async [%[[T0]]]
+  // CHECK-NEXT:    gpu.on_stream.yield [%[[T1]], %[[T2]]] %[[X]] : f32
+  // CHAIN-LABEL: func @host_access
+  // CHAIN:         ^bb0(%[[T0:.*]]: !gpu.async.token):
+  // CHAIN-NEXT:    %[[J:.*]] = gpu.wait async [%[[T0]]]
+  // CHAIN-NEXT:    %[[T1:.*]] = gpu.launch_func async [%[[J]]]
+  // CHAIN-NEXT:    gpu.wait [%[[T1]]]
+  // CHAIN-NEXT:    %[[X:.*]] = memref.load
+  // CHAIN-NEXT:    %[[J2:.*]] = gpu.wait async [%[[T0]]]
+  // CHAIN-NEXT:    %[[T2:.*]] = gpu.launch_func async [%[[J2]]]
+  // CHAIN-NEXT:    gpu.on_stream.yield [%[[T2]]] %[[X]] : f32
+  func.func @host_access(%s : !llvm.ptr, %a : memref<16xf32> {llvm.noalias},
+                         %b : memref<16xf32> {llvm.noalias}) -> f32 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %r = gpu.on_stream <%s : !llvm.ptr> -> f32 {
+    ^bb0(%t0: !gpu.async.token):
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1)
+          threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      %x = memref.load %b[%c0] : memref<16xf32>
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1)
+          threads in (%c1, %c1, %c1) args(%b : memref<16xf32>)
+      gpu.on_stream.yield %x : f32
+    }
+    return %r : f32
+  }
+
+  // A loop in the body carries its work (dependence mode) and is handed over
+  // with the kernel after it. The single chain waits at each loop boundary.
+  // CHECK-LABEL: func @loop
+  // CHECK:         ^bb0(%[[T0:.*]]: !gpu.async.token):
+  // CHECK-NEXT:    %[[L:.*]] = scf.for {{.*}} iter_args(%[[IT:.*]] = %[[T0]])
+  // CHECK-NEXT:      %[[K:.*]] = gpu.launch_func async [%[[IT]]]
+  // CHECK-NEXT:      scf.yield %[[K]]
+  // CHECK:         %[[T1:.*]] = gpu.launch_func async [%[[T0]]]
+  // CHECK-NEXT:    gpu.on_stream.yield [%[[L]], %[[T1]]]
+  // CHAIN-LABEL: func @loop
+  // CHAIN:         ^bb0(%[[T0:.*]]: !gpu.async.token):
+  // CHAIN-NEXT:    gpu.wait [%[[T0]]]
+  // CHAIN-NEXT:    scf.for
+  // CHAIN-NEXT:      %[[J:.*]] = gpu.wait async [%[[T0]]]
+  // CHAIN-NEXT:      %[[K:.*]] = gpu.launch_func async [%[[J]]]
+  // CHAIN-NEXT:      gpu.wait [%[[K]]]
+  // CHAIN:         gpu.on_stream.yield [%{{.*}}]
+  func.func @loop(%s : !llvm.ptr, %a : memref<16xf32> {llvm.noalias},
+                  %b : memref<16xf32> {llvm.noalias}) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    gpu.on_stream <%s : !llvm.ptr> {
+    ^bb0(%t0: !gpu.async.token):
+      scf.for %i = %c0 to %c4 step %c1 {
+        gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1)
+            threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      }
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1)
+          threads in (%c1, %c1, %c1) args(%b : memref<16xf32>)
+      gpu.on_stream.yield
+    }
+    return
+  }
+
+  // A host load after the region waits for the work handed to the stream,
+  // through an event recorded on it (a region whose body waits for its entry
+  // token).
+  // CHECK-LABEL: func @host_after
+  // CHECK:         gpu.on_stream.yield [%{{.*}}]
+  // CHECK:         gpu.on_stream <%[[S:.*]] : !llvm.ptr> {
+  // CHECK-NEXT:    ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHECK-NEXT:      gpu.wait [%[[T]]]
+  // CHECK:         memref.load
+  // CHAIN-LABEL: func @host_after
+  // CHAIN:         gpu.on_stream.yield [%{{.*}}]
+  // CHAIN:         ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHAIN-NEXT:      gpu.wait [%[[T]]]
+  // CHAIN:         memref.load
+  func.func @host_after(%s : !llvm.ptr, %a : memref<16xf32>) -> f32 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    gpu.on_stream <%s : !llvm.ptr> {
+    ^bb0(%t0: !gpu.async.token):
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1)
+          threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      gpu.on_stream.yield
+    }
+    %x = memref.load %a[%c0] : memref<16xf32>
+    return %x : f32
+  }
+
+  // A kernel after the region, outside it: the host waits for the handed
+  // work first.
+  // CHECK-LABEL: func @gpu_after
+  // CHECK:         gpu.on_stream.yield [%{{.*}}]
+  // CHECK:         ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHECK-NEXT:      gpu.wait [%[[T]]]
+  // CHECK:         gpu.launch_func async
+  // CHAIN-LABEL: func @gpu_after
+  // CHAIN:         gpu.on_stream.yield [%{{.*}}]
+  // CHAIN:         ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHAIN-NEXT:      gpu.wait [%[[T]]]
+  // CHAIN:         gpu.wait async
+  // CHAIN-NEXT:    gpu.launch_func async
+  func.func @gpu_after(%s : !llvm.ptr, %a : memref<16xf32>) {
+    %c1 = arith.constant 1 : index
+    gpu.on_stream <%s : !llvm.ptr> {
+    ^bb0(%t0: !gpu.async.token):
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1)
+          threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      gpu.on_stream.yield
+    }
+    gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+    return
+  }
+
+  // The handed work is waited for at the end of the block, before the branch.
+  // CHECK-LABEL: func @branch_after
+  // CHECK:         gpu.on_stream.yield [%{{.*}}]
+  // CHECK:         ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHECK-NEXT:      gpu.wait [%[[T]]]
+  // CHECK:         cf.br
+  // CHAIN-LABEL: func @branch_after
+  // CHAIN:         gpu.on_stream.yield [%{{.*}}]
+  // CHAIN:         ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHAIN-NEXT:      gpu.wait [%[[T]]]
+  // CHAIN:         cf.br
+  func.func @branch_after(%s : !llvm.ptr, %a : memref<16xf32>) -> f32 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    gpu.on_stream <%s : !llvm.ptr> {
+    ^bb0(%t0: !gpu.async.token):
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1)
+          threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      gpu.on_stream.yield
+    }
+    cf.br ^bb1
+  ^bb1:
+    %x = memref.load %a[%c0] : memref<16xf32>
+    return %x : f32
+  }
+
+  // A region in a loop body: the handed work is waited for at the end of the
+  // iteration.
+  // CHECK-LABEL: func @in_loop
+  // CHECK:         scf.for
+  // CHECK:           gpu.on_stream.yield [%{{.*}}]
+  // CHECK:           ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHECK-NEXT:        gpu.wait [%[[T]]]
+  // CHECK:         }
+  // CHAIN-LABEL: func @in_loop
+  // CHAIN:           gpu.on_stream.yield [%{{.*}}]
+  // CHAIN:           ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHAIN-NEXT:        gpu.wait [%[[T]]]
+  // CHAIN:         }
+  func.func @in_loop(%s : !llvm.ptr, %a : memref<16xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    scf.for %i = %c0 to %c4 step %c1 {
+      gpu.on_stream <%s : !llvm.ptr> {
+      ^bb0(%t0: !gpu.async.token):
+        gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1)
+            threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+        gpu.on_stream.yield
+      }
+    }
+    return
+  }
+
+  // An opaque call and a user's synchronous wait wait for everything,
+  // including the work handed to the stream.
+  // CHECK-LABEL: func @everything_after
+  // CHECK:           gpu.wait [%{{.*}}]
+  // CHECK:         call @opaque
+  // CHECK:           gpu.wait [%{{.*}}]
+  // CHECK:         gpu.wait{{ *$}}
+  // CHAIN-LABEL: func @everything_after
+  // CHAIN:           gpu.wait [%{{.*}}]
+  // CHAIN:         call @opaque
+  // CHAIN:           gpu.wait [%{{.*}}]
+  // CHAIN:         gpu.wait{{ *$}}
+  func.func @everything_after(%s : !llvm.ptr, %a : memref<16xf32>) {
+    %c1 = arith.constant 1 : index
+    gpu.on_stream <%s : !llvm.ptr> {
+    ^bb0(%t0: !gpu.async.token):
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1)
+          threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      gpu.on_stream.yield
+    }
+    call @opaque() : () -> ()
+    gpu.on_stream <%s : !llvm.ptr> {
+    ^bb0(%t0: !gpu.async.token):
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1)
+          threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      gpu.on_stream.yield
+    }
+    gpu.wait
+    return
+  }
+
+  // A second region on the same stream is ordered after the first by the
+  // stream; one on another stream waits for the work handed to the first.
+  // CHECK-LABEL: func @two_regions
+  // CHECK-SAME:    (%[[S:[^:]*]]: !llvm.ptr, %[[S2:[^:]*]]: !llvm.ptr,
+  // CHECK:         gpu.on_stream <%[[S]] : !llvm.ptr> {
+  // CHECK:           gpu.on_stream.yield [%{{.*}}]
+  // CHECK-NEXT:    }
+  // CHECK-NEXT:    gpu.on_stream <%[[S]] : !llvm.ptr> {
+  // CHECK-NEXT:    ^bb0
+  // CHECK-NEXT:      gpu.launch_func async
+  // CHECK-NEXT:      gpu.on_stream.yield [%{{.*}}]
+  // CHECK-NEXT:    }
+  // CHECK-NEXT:    gpu.on_stream <%[[S]] : !llvm.ptr> {
+  // CHECK-NEXT:    ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHECK-NEXT:      gpu.wait [%[[T]]]
+  // CHECK:         gpu.on_stream <%[[S2]] : !llvm.ptr> {
+  // CHECK-NOT:     gpu.wait
+  // CHECK:         return
+  // CHAIN-LABEL: func @two_regions
+  // CHAIN-SAME:    (%[[S:[^:]*]]: !llvm.ptr, %[[S2:[^:]*]]: !llvm.ptr,
+  // CHAIN:           gpu.on_stream.yield [%{{.*}}]
+  // CHAIN-NEXT:    }
+  // CHAIN-NEXT:    gpu.on_stream <%[[S]] : !llvm.ptr> {
+  // CHAIN:           gpu.on_stream.yield [%{{.*}}]
+  // CHAIN-NEXT:    }
+  // CHAIN-NEXT:    gpu.on_stream <%[[S]] : !llvm.ptr> {
+  // CHAIN-NEXT:    ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHAIN-NEXT:      gpu.wait [%[[T]]]
+  // CHAIN:         gpu.on_stream <%[[S2]] : !llvm.ptr> {
+  func.func @two_regions(%s : !llvm.ptr, %s2 : !llvm.ptr, %a : memref<16xf32>) {
+    %c1 = arith.constant 1 : index
+    gpu.on_stream <%s : !llvm.ptr> {
+    ^bb0(%t0: !gpu.async.token):
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1)
+          threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      gpu.on_stream.yield
+    }
+    gpu.on_stream <%s : !llvm.ptr> {
+    ^bb0(%t0: !gpu.async.token):
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1)
+          threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      gpu.on_stream.yield
+    }
+    gpu.on_stream <%s2 : !llvm.ptr> {
+    ^bb0(%t0: !gpu.async.token):
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1)
+          threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      gpu.on_stream.yield
+    }
+    return
+  }
+
+  // Stack memory copied in the region dies at the return: the host waits for
+  // the handed work there; without stack memory it does not (above).
+  // CHECK-LABEL: func @stack
+  // CHECK:           gpu.memcpy async
+  // CHECK:           gpu.wait [%{{.*}}]
+  // CHECK:         return
+  // CHAIN-LABEL: func @stack
+  // CHAIN:           gpu.memcpy async
+  // CHAIN:           gpu.wait [%{{.*}}]
+  // CHAIN:         return
+  func.func @stack(%s : !llvm.ptr, %a : memref<16xf32>) {
+    %buf = memref.alloca() : memref<16xf32>
+    gpu.on_stream <%s : !llvm.ptr> {
+    ^bb0(%t0: !gpu.async.token):
+      gpu.memcpy %a, %buf : memref<16xf32>, memref<16xf32>
+      gpu.on_stream.yield
+    }
+    return
+  }
+}
