@@ -101,9 +101,8 @@ execute_region and async.execute bodies):
             programs: nested branches, and i1 arguments %cond0, %cond1 made
             for them). With --control-flow, only in the function body (the
             regions of scf ops, async.execute and callees keep one block);
-            a hand-over to a caller's stream is never combined with them
-            (`gpu.wait <%s>` followed by a branch is a known open problem of
-            the dependence mode).
+            a caller's stream is never combined with them (a gpu.on_stream
+            body of several blocks is not generated yet).
 
 The checker does not trust the pass: it interprets the pass output as a
 program (scripts/async_region_interp.py) with concrete values for its i1 and
@@ -122,7 +121,7 @@ may-alias buffer, at least one write):
 The function's return counts as a host access that reads and writes every
 memref argument (the caller may use them), made once the caller has
 synchronized the streams the function handed work to (what the host has
-waited for, plus what `gpu.wait [...] <%stream>` handed over); before it,
+waited for, plus what gpu.on_stream handed over); before it,
 the stack buffers die: a host write of each memref.alloca buffer with what
 the host has waited for alone (handing work to a stream does not keep the
 frame alive). A stack buffer made in an scf.for body or an async.execute
@@ -196,7 +195,7 @@ alone to FILE.pN.mlir.
 --compare-upstream also runs upstream's -gpu-async-region (Debian's mlir-opt:
 $UPSTREAM_MLIR_OPT or /usr/lib/llvm-23/bin/mlir-opt, or the one given) on
 the programs it can handle (not those on a caller's stream: upstream has no
-`gpu.wait <%s>`; nor those with gpu.spmm: upstream's pass makes an invalid
+gpu.on_stream; nor those with gpu.spmm: upstream's pass makes an invalid
 gpu.spmm_buffer_size), isolating those its pass fails on, interprets its
 output the same way and prints one more line: programs compared and skipped
 (with the reasons), the violations of upstream's output under this model,
@@ -2358,7 +2357,7 @@ def upstream_outputs(parts, args, totals):
     for part, _ in parts:
         for p in part:
             if p.stream:
-                reason = "caller stream (upstream cannot parse gpu.wait <%s>)"
+                reason = "caller stream (upstream has no gpu.on_stream)"
             elif "gpu.spmm_buffer_size" in p.text():
                 reason = ("gpu.spmm (upstream's pass makes an invalid "
                           "gpu.spmm_buffer_size)")

@@ -1,18 +1,15 @@
 // RUN: mlir-opt %s -gpu-async-region="max-streams=0" | FileCheck %s
 // RUN: mlir-opt %s -gpu-async-region | FileCheck %s --check-prefix=CHAIN
 
-// -gpu-async-region on gpu.on_stream: the body starts with the entry token
-// (the work enqueued on the stream before, of unknown accesses), its exits
-// hand the pending work over to the stream, and that work stays pending
-// after the region, as work on the stream.
+// -gpu-async-region on gpu.on_stream: the body starts from the entry token,
+// its exits hand pending work to the stream, which stays pending after it.
 
 module attributes {gpu.container_module} {
   gpu.module @kernels {
     gpu.func @scale(%a : memref<16xf32>) kernel {
       %c0 = arith.constant 0 : index
       %x = memref.load %a[%c0] : memref<16xf32>
-      %y = arith.addf %x, %x : f32
-      memref.store %y, %a[%c0] : memref<16xf32>
+      memref.store %x, %a[%c0] : memref<16xf32>
       gpu.return
     }
   }
@@ -27,26 +24,18 @@ module attributes {gpu.container_module} {
   // CHECK-NEXT:    %[[T1:.*]] = gpu.launch_func async [%[[T0]]]
   // CHECK-NEXT:    %[[T2:.*]] = gpu.launch_func async [%[[T0]]]
   // CHECK-NEXT:    gpu.on_stream.yield [%[[T1]], %[[T2]]]
-  // CHECK-NEXT:  }
-  // CHECK-NEXT:  return
   // CHAIN-LABEL: func @independent_kernels
   // CHAIN:         ^bb0(%[[T0:.*]]: !gpu.async.token):
   // CHAIN-NEXT:    %[[J:.*]] = gpu.wait async [%[[T0]]]
   // CHAIN-NEXT:    %[[T1:.*]] = gpu.launch_func async [%[[J]]]
   // CHAIN-NEXT:    %[[T2:.*]] = gpu.launch_func async [%[[T1]]]
   // CHAIN-NEXT:    gpu.on_stream.yield [%[[T2]]]
-  // CHAIN-NEXT:  }
-  // CHAIN-NEXT:  return
-  func.func @independent_kernels(%s : !llvm.ptr,
-                                 %a : memref<16xf32> {llvm.noalias},
-                                 %b : memref<16xf32> {llvm.noalias}) {
+  func.func @independent_kernels(%s : !llvm.ptr, %a : memref<16xf32> {llvm.noalias}, %b : memref<16xf32> {llvm.noalias}) {
     %c1 = arith.constant 1 : index
     gpu.on_stream <%s : !llvm.ptr> {
     ^bb0(%t0: !gpu.async.token):
-      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1)
-          threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
-      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1)
-          threads in (%c1, %c1, %c1) args(%b : memref<16xf32>)
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%b : memref<16xf32>)
       gpu.on_stream.yield
     }
     return
@@ -71,17 +60,14 @@ module attributes {gpu.container_module} {
   // CHAIN-NEXT:    %[[J2:.*]] = gpu.wait async [%[[T0]]]
   // CHAIN-NEXT:    %[[T2:.*]] = gpu.launch_func async [%[[J2]]]
   // CHAIN-NEXT:    gpu.on_stream.yield [%[[T2]]] %[[X]] : f32
-  func.func @host_access(%s : !llvm.ptr, %a : memref<16xf32> {llvm.noalias},
-                         %b : memref<16xf32> {llvm.noalias}) -> f32 {
+  func.func @host_access(%s : !llvm.ptr, %a : memref<16xf32> {llvm.noalias}, %b : memref<16xf32> {llvm.noalias}) -> f32 {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %r = gpu.on_stream <%s : !llvm.ptr> -> f32 {
     ^bb0(%t0: !gpu.async.token):
-      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1)
-          threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
       %x = memref.load %b[%c0] : memref<16xf32>
-      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1)
-          threads in (%c1, %c1, %c1) args(%b : memref<16xf32>)
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%b : memref<16xf32>)
       gpu.on_stream.yield %x : f32
     }
     return %r : f32
@@ -104,19 +90,16 @@ module attributes {gpu.container_module} {
   // CHAIN-NEXT:      %[[K:.*]] = gpu.launch_func async [%[[J]]]
   // CHAIN-NEXT:      gpu.wait [%[[K]]]
   // CHAIN:         gpu.on_stream.yield [%{{.*}}]
-  func.func @loop(%s : !llvm.ptr, %a : memref<16xf32> {llvm.noalias},
-                  %b : memref<16xf32> {llvm.noalias}) {
+  func.func @loop(%s : !llvm.ptr, %a : memref<16xf32> {llvm.noalias}, %b : memref<16xf32> {llvm.noalias}) {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %c4 = arith.constant 4 : index
     gpu.on_stream <%s : !llvm.ptr> {
     ^bb0(%t0: !gpu.async.token):
       scf.for %i = %c0 to %c4 step %c1 {
-        gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1)
-            threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+        gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
       }
-      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1)
-          threads in (%c1, %c1, %c1) args(%b : memref<16xf32>)
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%b : memref<16xf32>)
       gpu.on_stream.yield
     }
     return
@@ -141,8 +124,7 @@ module attributes {gpu.container_module} {
     %c1 = arith.constant 1 : index
     gpu.on_stream <%s : !llvm.ptr> {
     ^bb0(%t0: !gpu.async.token):
-      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1)
-          threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
       gpu.on_stream.yield
     }
     %x = memref.load %a[%c0] : memref<16xf32>
@@ -166,12 +148,10 @@ module attributes {gpu.container_module} {
     %c1 = arith.constant 1 : index
     gpu.on_stream <%s : !llvm.ptr> {
     ^bb0(%t0: !gpu.async.token):
-      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1)
-          threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
       gpu.on_stream.yield
     }
-    gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1)
-        threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+    gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
     return
   }
 
@@ -191,8 +171,7 @@ module attributes {gpu.container_module} {
     %c1 = arith.constant 1 : index
     gpu.on_stream <%s : !llvm.ptr> {
     ^bb0(%t0: !gpu.async.token):
-      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1)
-          threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
       gpu.on_stream.yield
     }
     cf.br ^bb1
@@ -221,8 +200,7 @@ module attributes {gpu.container_module} {
     scf.for %i = %c0 to %c4 step %c1 {
       gpu.on_stream <%s : !llvm.ptr> {
       ^bb0(%t0: !gpu.async.token):
-        gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1)
-            threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+        gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
         gpu.on_stream.yield
       }
     }
@@ -245,18 +223,41 @@ module attributes {gpu.container_module} {
     %c1 = arith.constant 1 : index
     gpu.on_stream <%s : !llvm.ptr> {
     ^bb0(%t0: !gpu.async.token):
-      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1)
-          threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
       gpu.on_stream.yield
     }
     call @opaque() : () -> ()
     gpu.on_stream <%s : !llvm.ptr> {
     ^bb0(%t0: !gpu.async.token):
-      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1)
-          threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
       gpu.on_stream.yield
     }
     gpu.wait
+    return
+  }
+
+  // A region nested in one on the same stream: no host wait for its work at
+  // the outer exit (the single chain waits before it, as before any region).
+  // CHECK-LABEL: func @nested
+  // CHECK:           gpu.on_stream.yield [%{{.*}}]
+  // CHECK-NEXT:    }
+  // CHECK-NEXT:    gpu.on_stream.yield [%{{.*}}]
+  // CHAIN-LABEL: func @nested
+  // CHAIN:           gpu.on_stream.yield [%{{.*}}]
+  // CHAIN-NEXT:    }
+  // CHAIN-NEXT:    gpu.on_stream.yield{{ *$}}
+  func.func @nested(%s : !llvm.ptr, %a : memref<16xf32>) {
+    %c1 = arith.constant 1 : index
+    gpu.on_stream <%s : !llvm.ptr> {
+    ^bb0(%t0: !gpu.async.token):
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      gpu.on_stream <%s : !llvm.ptr> {
+      ^bb0(%t1: !gpu.async.token):
+        gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+        gpu.on_stream.yield
+      }
+      gpu.on_stream.yield
+    }
     return
   }
 
@@ -293,20 +294,17 @@ module attributes {gpu.container_module} {
     %c1 = arith.constant 1 : index
     gpu.on_stream <%s : !llvm.ptr> {
     ^bb0(%t0: !gpu.async.token):
-      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1)
-          threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
       gpu.on_stream.yield
     }
     gpu.on_stream <%s : !llvm.ptr> {
     ^bb0(%t0: !gpu.async.token):
-      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1)
-          threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
       gpu.on_stream.yield
     }
     gpu.on_stream <%s2 : !llvm.ptr> {
     ^bb0(%t0: !gpu.async.token):
-      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1)
-          threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
       gpu.on_stream.yield
     }
     return

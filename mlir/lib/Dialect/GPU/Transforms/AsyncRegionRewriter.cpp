@@ -1127,12 +1127,16 @@ LogicalResult AsyncDependenceAnalysis::scheduleBlock(Block &block,
       if (!freed.empty())
         scheduleHostOp(&op, freed, pending);
       // Work handed to a stream is left to the stream's owner where the
-      // function returns; at any other end of a block, the host waits for it.
+      // function returns, and to the stream itself at the end of a
+      // gpu.on_stream body on that stream; at any other end of a block, the
+      // host waits for it.
       if (!(op.hasTrait<OpTrait::ReturnLike>() &&
             isa<FunctionOpInterface>(op.getParentOp()))) {
         MemoryAccesses everything;
         everything.everything = true;
-        waitForHandedStreams(pending, &op, everything);
+        auto onStreamOp = dyn_cast<gpu::OnStreamOp>(op.getParentOp());
+        waitForHandedStreams(pending, &op, everything, nullptr,
+                             onStreamOp ? onStreamOp.getStream() : Value());
       }
       break;
     }
