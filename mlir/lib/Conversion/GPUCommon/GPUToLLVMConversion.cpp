@@ -816,8 +816,9 @@ static bool isOnStreamEntryToken(Value token) {
 /// op whose dependencies all come from elsewhere (tokens from outside the
 /// body, a loop's iter_arg), or that has none, would start on a stream that
 /// does not wait for the caller's work, and would escape a graph capture of
-/// that stream. A host `gpu.wait` and an op on a stream of its own
-/// (`asyncObject`) are left as they are.
+/// that stream. A host `gpu.wait` and an op on a stream of its own (an
+/// `asyncObject`; `gpu.wait async <%s>` too, whose token is that stream's
+/// work) are left as they are.
 static void orderOnStreamBodiesAfterEntry(Operation *root) {
   SmallVector<gpu::OnStreamOp> onStreamOps;
   walkHostOps(root, [&](Operation *op) {
@@ -832,7 +833,9 @@ static void orderOnStreamBodiesAfterEntry(Operation *root) {
       for (Operation &op : *block) {
         auto asyncOp = dyn_cast<gpu::AsyncOpInterface>(&op);
         auto launch = dyn_cast<gpu::LaunchFuncOp>(&op);
-        if (!asyncOp || (isa<gpu::WaitOp>(op) && !asyncOp.getAsyncToken()) ||
+        auto wait = dyn_cast<gpu::WaitOp>(&op);
+        if (!asyncOp ||
+            (wait && (!wait.getAsyncToken() || wait.getAsyncObject())) ||
             (launch && launch.getAsyncObject()))
           continue;
         if (llvm::none_of(asyncOp.getAsyncDependencies(),

@@ -66,6 +66,26 @@ module attributes {gpu.container_module} {
     return
   }
 
+  // A stream's own token in the body (`gpu.wait async <%s2>`) is left alone;
+  // the memset that depends on it runs on %s2 after the entry event too.
+  // CHECK-LABEL: func @stream_token_in_body
+  // CHECK-SAME:    (%[[S:[^:]*]]: !llvm.ptr, %[[S2:[^:]*]]: !llvm.ptr,
+  // CHECK:         %[[E0:.*]] = llvm.call @mgpuEventCreate()
+  // CHECK-NEXT:    llvm.call @mgpuEventRecord(%[[E0]], %[[S]])
+  // CHECK:         llvm.call @mgpuStreamWaitEvent(%[[S2]], %[[E0]])
+  // CHECK-NEXT:    llvm.call @mgpuEventDestroy(%[[E0]])
+  // CHECK-NEXT:    llvm.call @mgpuMemset32({{.*}}, %[[S2]])
+  func.func @stream_token_in_body(%s : !llvm.ptr, %s2 : !llvm.ptr,
+                                  %buf : memref<16xi32>, %v : i32) {
+    gpu.on_stream <%s : !llvm.ptr> {
+    ^bb0(%t0: !gpu.async.token):
+      %x = gpu.wait async <%s2 : !llvm.ptr>
+      %t1 = gpu.memset async [%x] %buf, %v : memref<16xi32>, i32
+      gpu.on_stream.yield [%t1]
+    }
+    return
+  }
+
   // An unused entry token records no event; the body is inlined.
   // CHECK-LABEL: func @unused_entry
   // CHECK-NEXT:    %[[J:.*]] = llvm.add

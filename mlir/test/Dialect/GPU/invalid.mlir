@@ -1287,10 +1287,24 @@ func.func @on_stream_entry_not_token(%s: !llvm.ptr) {
 // -----
 
 func.func @on_stream_token_result(%s: !llvm.ptr) {
-  // expected-error@+1 {{'gpu.on_stream' op cannot return an async token: work leaves the op through the stream, by the tokens that 'gpu.on_stream.yield' lists}}
+  // expected-error@+1 {{'gpu.on_stream' op cannot return an async token or value: work leaves the op through the stream, by the tokens that 'gpu.on_stream.yield' lists}}
   %r = gpu.on_stream <%s : !llvm.ptr> -> !gpu.async.token {
   ^bb0(%t0: !gpu.async.token):
     gpu.on_stream.yield %t0 : !gpu.async.token
+  }
+  return
+}
+
+// -----
+
+func.func @on_stream_async_result(%s: !llvm.ptr) {
+  // expected-error@+1 {{'gpu.on_stream' op cannot return an async token or value}}
+  %r = gpu.on_stream <%s : !llvm.ptr> -> !async.token {
+  ^bb0(%t0: !gpu.async.token):
+    %x = async.execute {
+      async.yield
+    }
+    gpu.on_stream.yield %x : !async.token
   }
   return
 }

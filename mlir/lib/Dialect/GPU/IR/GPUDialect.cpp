@@ -2372,9 +2372,15 @@ LogicalResult OnStreamOp::verifyRegions() {
       !isa<AsyncTokenType>(body.getArgument(0).getType()))
     return emitOpError("expects its body to have one argument, of type "
                        "'!gpu.async.token' (the stream's earlier work)");
-  if (llvm::any_of(getResultTypes(), llvm::IsaPred<AsyncTokenType>))
-    return emitOpError("cannot return an async token: work leaves the op "
-                       "through the stream, by the tokens that "
+  // Neither a GPU token nor an async dialect value (the token or value of
+  // an async.execute of the body) may leave it: its work would not be
+  // ordered before the stream's later work.
+  if (llvm::any_of(getResultTypes(), [](Type type) {
+        return isa<AsyncTokenType>(type) ||
+               type.getDialect().getNamespace() == "async";
+      }))
+    return emitOpError("cannot return an async token or value: work leaves "
+                       "the op through the stream, by the tokens that "
                        "'gpu.on_stream.yield' lists");
   // RegionBranchOpInterface checks that the terminators' values match the
   // results.
