@@ -128,9 +128,9 @@ static Value createStartToken(OpBuilder &builder, Location loc, Operation *op) {
                       entry ? ValueRange(entry) : ValueRange());
 }
 
-/// Makes the host wait for the work enqueued on `stream` so far (the work
-/// handed to it by a gpu.on_stream before `op`), with a gpu.on_stream whose
-/// body waits for its entry token, before `op` or at the end of `block`.
+/// Makes the host wait, at the insertion point of `builder`, for the work
+/// enqueued on `stream` so far (the work an earlier gpu.on_stream handed to
+/// it), with a gpu.on_stream whose body waits for its entry token.
 static void createStreamHostWait(OpBuilder &builder, Value stream,
                                  Location loc) {
   auto onStreamOp = gpu::OnStreamOp::create(builder, loc, TypeRange(), stream);
@@ -320,14 +320,15 @@ private:
       if (!currentToken) {
         // A user's host wait waits for everything, also for the work handed
         // to streams.
-        waitForHandedStreams(op, {}, /*always=*/true);
+        waitForHandedStreams(op);
         clearInFlight();
       }
       return success();
     }
     builder.setInsertionPoint(op);
     if (auto asyncOp = getAsyncOp(op)) {
-      waitForHandedStreams(op, accesses.getGpuAccesses(op));
+      if (!accesses.getGpuAccesses(op).empty())
+        waitForHandedStreams(op);
       // Replace GPU op with async version, which then produces the current
       // token.
       rewriteAsyncOp(asyncOp);
@@ -337,8 +338,7 @@ private:
     if (auto yield = dyn_cast<gpu::OnStreamYieldOp>(op)) {
       // Work handed to other streams in the body is not the stream's.
       waitForHandedStreams(
-          op, {}, /*always=*/true,
-          yield->getParentOfType<gpu::OnStreamOp>().getStream());
+          op, yield->getParentOfType<gpu::OnStreamOp>().getStream());
       handOver(yield);
       return success();
     }
@@ -359,8 +359,7 @@ private:
         onStreamOp && llvm::is_contained(handedStreams, onStreamOp.getStream());
     if (!handedStreams.empty() && !(returns && hostAccesses.empty()) &&
         (isTerminator(op) || !hostAccesses.empty()))
-      waitForHandedStreams(op, hostAccesses, /*always=*/true,
-                           sameStream ? onStreamOp.getStream() : Value());
+      waitForHandedStreams(op, sameStream ? onStreamOp.getStream() : Value());
     // A host op that accesses memory waits for the stream's earlier work.
     if (streamEntry && !hostAccesses.empty()) {
       LDBG() << "host waits for the stream's earlier work before "
@@ -372,8 +371,7 @@ private:
       handedStreams.push_back(onStreamOp.getStream());
     if (!currentToken)
       return success();
-    bool touchesInFlight =
-        hostAccesses.everything || accesses.mayConflict(inFlight, hostAccesses);
+    bool touchesInFlight = mayTouchInFlightMemory(hostAccesses);
     // The work handed to a stream is the stream owner's to wait for once the
     // function returns, unless it uses the function's stack memory.
     if (handedToStream && op->hasTrait<OpTrait::ReturnLike>() &&
@@ -399,19 +397,18 @@ private:
   // Hands the current token over to the stream of the enclosing gpu.on_stream
   // at its terminator `yield`: no host wait.
   void handOver(gpu::OnStreamYieldOp yield) {
-    if (currentToken && currentToken != streamEntry &&
+    if (currentToken &&
         !llvm::is_contained(yield.getAsyncDependencies(), currentToken))
       yield.getAsyncDependenciesMutable().append(currentToken);
     currentToken = {};
     clearInFlight();
   }
 
-  // Makes the host wait for the work handed to streams by gpu.on_stream ops
-  // before `op`, if `opAccesses` are not empty (or `always`); that work may
-  // access anything (it includes the work enqueued on the stream before).
-  void waitForHandedStreams(Operation *op, const MemoryAccesses &opAccesses,
-                            bool always = false, Value except = {}) {
-    if (handedStreams.empty() || (!always && opAccesses.empty()))
+  // Makes the host wait, before `op`, for the work handed to streams other
+  // than `except` by gpu.on_stream ops; that work may access anything (it
+  // includes the work enqueued on the stream before).
+  void waitForHandedStreams(Operation *op, Value except = {}) {
+    if (handedStreams.empty())
       return;
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPoint(op);
@@ -475,11 +472,11 @@ private:
     handedToStream = false;
   }
 
-  // Returns whether host op `op` must wait for the GPU work since the last
-  // host synchronization: its accesses may conflict with those of that work
-  // (as GpuAccessAnalysis answers for both), or its effects are unknown.
-  bool mayTouchInFlightMemory(Operation *op) {
-    MemoryAccesses hostAccesses = accesses.getHostAccesses(op);
+  // Returns whether a host op with `hostAccesses` must wait for the GPU work
+  // since the last host synchronization: its accesses may conflict with
+  // those of that work (as GpuAccessAnalysis answers for both), or its
+  // effects are unknown.
+  bool mayTouchInFlightMemory(const MemoryAccesses &hostAccesses) {
     return hostAccesses.everything ||
            accesses.mayConflict(inFlight, hostAccesses);
   }
@@ -578,8 +575,7 @@ struct ScheduleStep {
     EnterStream,
     /// Add `tokens` to the dependencies of gpu.on_stream.yield `op`.
     HandOver,
-    /// Wait on the host for the work enqueued on `stream` so far, before `op`
-    /// (at the end of `block` if `op` is null).
+    /// Wait on the host for the work enqueued on `stream` so far, before `op`.
     StreamHostWait,
   };
   Kind kind;
@@ -657,12 +653,10 @@ private:
   LogicalResult scheduleBranches(Operation *op, PendingWork &pending);
   LogicalResult scheduleNested(Operation *op, PendingWork &pending);
   LogicalResult scheduleOnStream(gpu::OnStreamOp op, PendingWork &pending);
-  /// Waits on the host for the work handed to streams (other than `except`)
-  /// before `op` (at the end of `block` if `op` is null), if `opAccesses` are
-  /// not empty.
+  /// Waits on the host, before `op`, for the work handed to streams other
+  /// than `except`.
   void waitForHandedStreams(PendingWork &pending, Operation *op,
-                            const MemoryAccesses &opAccesses,
-                            Block *block = nullptr, Value except = {});
+                            Value except = {});
 
   /// The tokens of `pending` whose accesses conflict with `opAccesses`, except
   /// for accesses to results of `op` (fresh allocations).
@@ -840,7 +834,8 @@ void AsyncDependenceAnalysis::scheduleGpuOp(gpu::AsyncOpInterface asyncOp,
   TokenNode token = opToken(op);
   OperandRange existing = asyncOp.getAsyncDependencies();
   MemoryAccesses opAccesses = accesses.getGpuAccesses(op);
-  waitForHandedStreams(pending, op, opAccesses);
+  if (!opAccesses.empty())
+    waitForHandedStreams(pending, op);
   SmallVector<TokenNode> deps = getConflicts(pending, opAccesses, op);
   dropImplied(deps);
   if (!existing.empty())
@@ -890,9 +885,7 @@ void AsyncDependenceAnalysis::scheduleUserWait(gpu::WaitOp wait,
     return;
   }
   if (!wait.getAsyncToken()) {
-    MemoryAccesses everything;
-    everything.everything = true;
-    waitForHandedStreams(pending, wait, everything);
+    waitForHandedStreams(pending, wait);
     for (auto [token, order] : pending.open)
       pending.completed.insert(token);
     pending.buffers.clear();
@@ -916,20 +909,16 @@ void AsyncDependenceAnalysis::scheduleStreamToken(gpu::WaitOp wait,
   record(pending, token, accesses.getGpuAccesses(wait), /*merge=*/true);
 }
 
-void AsyncDependenceAnalysis::waitForHandedStreams(
-    PendingWork &pending, Operation *op, const MemoryAccesses &opAccesses,
-    Block *block, Value except) {
-  if (opAccesses.empty())
-    return;
+void AsyncDependenceAnalysis::waitForHandedStreams(PendingWork &pending,
+                                                   Operation *op,
+                                                   Value except) {
   for (Value stream : pending.handedStreams) {
     if (stream == except)
       continue;
     LDBG() << "host waits for the work handed to a stream before "
-           << (op ? OpWithFlags(op, OpPrintingFlags().skipRegions())
-                  : OpWithFlags(block->getParentOp(),
-                                OpPrintingFlags().skipRegions()));
+           << OpWithFlags(op, OpPrintingFlags().skipRegions());
     schedule.push_back(
-        {ScheduleStep::Kind::StreamHostWait, op, block, 0, {}, stream});
+        {ScheduleStep::Kind::StreamHostWait, op, nullptr, 0, {}, stream});
   }
   llvm::erase_if(pending.handedStreams,
                  [&](Value stream) { return stream != except; });
@@ -938,7 +927,8 @@ void AsyncDependenceAnalysis::waitForHandedStreams(
 void AsyncDependenceAnalysis::scheduleHostOp(Operation *op,
                                              const MemoryAccesses &hostAccesses,
                                              PendingWork &pending) {
-  waitForHandedStreams(pending, op, hostAccesses);
+  if (!hostAccesses.empty())
+    waitForHandedStreams(pending, op);
   if (hostAccesses.everything)
     hostWaitAll(pending, op);
   else
@@ -1049,9 +1039,9 @@ LogicalResult AsyncDependenceAnalysis::scheduleOnStream(gpu::OnStreamOp op,
                                                         PendingWork &pending) {
   // Work handed to other streams may conflict with the body's; the stream's
   // own is ordered before the body by the stream.
+  waitForHandedStreams(pending, op, op.getStream());
   MemoryAccesses everything;
   everything.everything = true;
-  waitForHandedStreams(pending, op, everything, nullptr, op.getStream());
   TokenNode entry(op, TokenKind::Carried);
   schedule.push_back({ScheduleStep::Kind::EnterStream, op, nullptr, 0, {}});
   bool handsOver = false;
@@ -1132,10 +1122,8 @@ LogicalResult AsyncDependenceAnalysis::scheduleBlock(Block &block,
       // host waits for it.
       if (!(op.hasTrait<OpTrait::ReturnLike>() &&
             isa<FunctionOpInterface>(op.getParentOp()))) {
-        MemoryAccesses everything;
-        everything.everything = true;
         auto onStreamOp = dyn_cast<gpu::OnStreamOp>(op.getParentOp());
-        waitForHandedStreams(pending, &op, everything, nullptr,
+        waitForHandedStreams(pending, &op,
                              onStreamOp ? onStreamOp.getStream() : Value());
       }
       break;
@@ -1335,13 +1323,8 @@ LogicalResult AsyncScheduleRewriter::apply(ArrayRef<ScheduleStep> schedule) {
           getValues(step.tokens));
       break;
     case ScheduleStep::Kind::StreamHostWait:
-      if (step.op)
-        rewriter.setInsertionPoint(step.op);
-      else
-        rewriter.setInsertionPointToEnd(step.block);
-      createStreamHostWait(
-          rewriter, step.stream,
-          (step.op ? step.op : step.block->getParentOp())->getLoc());
+      rewriter.setInsertionPoint(step.op);
+      createStreamHostWait(rewriter, step.stream, step.op->getLoc());
       break;
     case ScheduleStep::Kind::AddResult:
       // A loop got its token result with its iter_arg.
