@@ -180,23 +180,128 @@ module attributes {gpu.container_module} {
     return %x : f32
   }
 
-  // A region in a loop body: the handed work is waited for at the end of the
-  // iteration.
+  // A region in a loop body: the handed work stays pending through the
+  // iterations (the next iteration's region is on the same stream) and after
+  // the loop, where the host waits for it before it reads %a.
   // CHECK-LABEL: func @in_loop
   // CHECK:         scf.for
   // CHECK:           gpu.on_stream.yield [%{{.*}}]
-  // CHECK:           ^bb0(%[[T:.*]]: !gpu.async.token):
-  // CHECK-NEXT:        gpu.wait [%[[T]]]
-  // CHECK:         }
+  // CHECK-NEXT:      }
+  // CHECK-NEXT:    }
+  // CHECK-NEXT:    gpu.on_stream <%{{.*}} : !llvm.ptr> {
+  // CHECK-NEXT:    ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHECK-NEXT:      gpu.wait [%[[T]]]
+  // CHECK:         memref.load
   // CHAIN-LABEL: func @in_loop
+  // CHAIN:         scf.for
   // CHAIN:           gpu.on_stream.yield [%{{.*}}]
-  // CHAIN:           ^bb0(%[[T:.*]]: !gpu.async.token):
-  // CHAIN-NEXT:        gpu.wait [%[[T]]]
-  // CHAIN:         }
-  func.func @in_loop(%s : !llvm.ptr, %a : memref<16xf32>) {
+  // CHAIN-NEXT:      }
+  // CHAIN-NEXT:    }
+  // CHAIN-NEXT:    gpu.on_stream <%{{.*}} : !llvm.ptr> {
+  // CHAIN-NEXT:    ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHAIN-NEXT:      gpu.wait [%[[T]]]
+  // CHAIN:         memref.load
+  func.func @in_loop(%s : !llvm.ptr, %a : memref<16xf32>) -> f32 {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %c4 = arith.constant 4 : index
+    scf.for %i = %c0 to %c4 step %c1 {
+      gpu.on_stream <%s : !llvm.ptr> {
+      ^bb0(%t0: !gpu.async.token):
+        gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+        gpu.on_stream.yield
+      }
+    }
+    %x = memref.load %a[%c0] : memref<16xf32>
+    return %x : f32
+  }
+
+  // A host read before the region in a loop body: from the second iteration
+  // on, it reads what the previous iteration handed to the stream, so the
+  // host waits for the stream first.
+  // CHECK-LABEL: func @read_in_loop
+  // CHECK:         scf.for
+  // CHECK-NEXT:      gpu.on_stream <%{{.*}} : !llvm.ptr> {
+  // CHECK-NEXT:      ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHECK-NEXT:        gpu.wait [%[[T]]]
+  // CHECK-NEXT:        gpu.on_stream.yield
+  // CHECK-NEXT:      }
+  // CHECK-NEXT:      memref.load
+  // CHAIN-LABEL: func @read_in_loop
+  // CHAIN:         scf.for
+  // CHAIN-NEXT:      gpu.on_stream <%{{.*}} : !llvm.ptr> {
+  // CHAIN-NEXT:      ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHAIN-NEXT:        gpu.wait [%[[T]]]
+  // CHAIN-NEXT:        gpu.on_stream.yield
+  // CHAIN-NEXT:      }
+  // CHAIN-NEXT:      memref.load
+  func.func @read_in_loop(%s : !llvm.ptr, %a : memref<16xf32> {llvm.noalias},
+                          %h : memref<16xf32> {llvm.noalias}) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    scf.for %i = %c0 to %c4 step %c1 {
+      %x = memref.load %a[%c0] : memref<16xf32>
+      memref.store %x, %h[%i] : memref<16xf32>
+      gpu.on_stream <%s : !llvm.ptr> {
+      ^bb0(%t0: !gpu.async.token):
+        gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+        gpu.on_stream.yield
+      }
+    }
+    return
+  }
+
+  // A region in a branch: the host waits after the scf.if, where it reads.
+  // CHECK-LABEL: func @in_branch
+  // CHECK:         scf.if
+  // CHECK:           gpu.on_stream.yield [%{{.*}}]
+  // CHECK-NEXT:      }
+  // CHECK-NEXT:    }
+  // CHECK-NEXT:    gpu.on_stream <%{{.*}} : !llvm.ptr> {
+  // CHECK-NEXT:    ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHECK-NEXT:      gpu.wait [%[[T]]]
+  // CHECK:         memref.load
+  // CHAIN-LABEL: func @in_branch
+  // CHAIN:         scf.if
+  // CHAIN:           gpu.on_stream.yield [%{{.*}}]
+  // CHAIN-NEXT:      }
+  // CHAIN-NEXT:    }
+  // CHAIN-NEXT:    gpu.on_stream <%{{.*}} : !llvm.ptr> {
+  // CHAIN-NEXT:    ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHAIN-NEXT:      gpu.wait [%[[T]]]
+  // CHAIN:         memref.load
+  func.func @in_branch(%s : !llvm.ptr, %a : memref<16xf32>, %p : i1) -> f32 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    scf.if %p {
+      gpu.on_stream <%s : !llvm.ptr> {
+      ^bb0(%t0: !gpu.async.token):
+        gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+        gpu.on_stream.yield
+      }
+    }
+    %x = memref.load %a[%c0] : memref<16xf32>
+    return %x : f32
+  }
+
+  // A region, then a loop of regions on the same stream: the stream orders
+  // them all; the host never waits.
+  // CHECK-LABEL: func @loop_after_region
+  // CHECK-NOT:     {{^ *}}gpu.wait [
+  // CHECK:         return
+  // CHAIN-LABEL: func @loop_after_region
+  // CHAIN-NOT:     {{^ *}}gpu.wait [
+  // CHAIN:         return
+  func.func @loop_after_region(%s : !llvm.ptr, %a : memref<16xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    gpu.on_stream <%s : !llvm.ptr> {
+    ^bb0(%t0: !gpu.async.token):
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      gpu.on_stream.yield
+    }
     scf.for %i = %c0 to %c4 step %c1 {
       gpu.on_stream <%s : !llvm.ptr> {
       ^bb0(%t0: !gpu.async.token):

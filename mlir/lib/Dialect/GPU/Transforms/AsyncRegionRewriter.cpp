@@ -19,6 +19,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/GpuAccessAnalysis.h"
 #include "mlir/Dialect/GPU/Utils/GPUUtils.h"
+#include "mlir/Dialect/LLVMIR/LLVMTypes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
@@ -140,6 +141,21 @@ static void createStreamHostWait(OpBuilder &builder, Value stream,
   gpu::OnStreamYieldOp::create(builder, loc, ValueRange(), ValueRange());
 }
 
+/// Checks that the host can wait, before `op`, for the work enqueued on
+/// `stream`: with a gpu.on_stream, whose stream is an LLVM pointer in address
+/// space 0. A launch may name a stream of another type (a token that stands
+/// for the caller's stream, say); no wait for it can be expressed.
+static LogicalResult checkStreamHostWait(Value stream, Operation *op) {
+  auto type = dyn_cast<LLVM::LLVMPointerType>(stream.getType());
+  if (type && type.getAddressSpace() == 0)
+    return success();
+  return op->emitOpError()
+         << "needs the host to wait for GPU work launched on a stream of type "
+         << stream.getType()
+         << ", which -gpu-async-region cannot express; pass the stream as "
+            "'!llvm.ptr'";
+}
+
 /// Returns whether `onStreamOp` hands GPU work to its stream: one of its
 /// terminators lists a token.
 static bool handsOverWork(gpu::OnStreamOp onStreamOp) {
@@ -147,6 +163,55 @@ static bool handsOverWork(gpu::OnStreamOp onStreamOp) {
     auto yield = dyn_cast<gpu::OnStreamYieldOp>(block.getTerminator());
     return yield && !yield.getAsyncDependencies().empty();
   });
+}
+
+/// Returns the stream of `op` if it is a launch on a stream
+/// (`gpu.launch_func <%s>`), or null.
+static Value getLaunchStream(Operation *op) {
+  auto launch = dyn_cast<gpu::LaunchFuncOp>(op);
+  return launch ? launch.getAsyncObject() : Value();
+}
+
+/// Returns the stream of the innermost gpu.on_stream whose body holds `op`, or
+/// null.
+static Value getEnclosingStream(Operation *op) {
+  auto onStreamOp = op->getParentOfType<gpu::OnStreamOp>();
+  return onStreamOp ? onStreamOp.getStream() : Value();
+}
+
+/// Returns everything as accesses.
+static MemoryAccesses getEverything() {
+  MemoryAccesses everything;
+  everything.everything = true;
+  return everything;
+}
+
+namespace {
+/// GPU work handed to a stream that the host has not waited for: the exits of
+/// gpu.on_stream ops (the work includes the stream's earlier work: it may
+/// access anything) and launches on the stream (what their kernels access).
+struct HandedWork {
+  Value stream;
+  MemoryAccesses accesses;
+};
+} // namespace
+
+/// Records that GPU work with `accesses` was handed to `stream`.
+static void addHandedWork(SmallVectorImpl<HandedWork> &handed, Value stream,
+                          const MemoryAccesses &accesses) {
+  for (HandedWork &work : handed) {
+    if (work.stream == stream) {
+      work.accesses.append(accesses);
+      return;
+    }
+  }
+  handed.push_back({stream, accesses});
+}
+
+/// Returns whether work was handed to `stream` in `handed`.
+static bool isHandedTo(ArrayRef<HandedWork> handed, Value stream) {
+  return llvm::any_of(
+      handed, [&](const HandedWork &work) { return work.stream == stream; });
 }
 
 /// Adds `deps` to the front of the async dependencies of `asyncOp`. Returns
@@ -216,6 +281,57 @@ static bool holdsCarriedGpuWork(Operation *op) {
         if (holdsCarriedGpuWork(&nested))
           return true;
   return false;
+}
+
+/// Returns whether `onStreamOp` may hand GPU work to its stream: an exit lists
+/// a token, or its body holds GPU work that this pass hands over (a GPU op
+/// other than gpu.wait) or a launch on a stream.
+static bool mayHandOverWork(gpu::OnStreamOp onStreamOp) {
+  if (handsOverWork(onStreamOp))
+    return true;
+  return onStreamOp.getBody()
+      .walk([](Operation *op) {
+        bool work =
+            (getAsyncOp(op) && !isa<gpu::WaitOp>(op)) || getLaunchStream(op);
+        return work ? WalkResult::interrupt() : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+/// Returns whether the work handed to streams in the regions of `op` can stay
+/// pending after it, rather than be waited for at the end of each block: `op`
+/// is an scf.for, scf.while, scf.if, scf.index_switch or scf.execute_region,
+/// which the host executes in place.
+static bool passesHandedWork(Operation *op) {
+  return isa<scf::ForOp, scf::WhileOp, scf::IfOp, scf::IndexSwitchOp,
+             scf::ExecuteRegionOp>(op);
+}
+
+/// Returns whether the work handed to streams in `block` stays pending at its
+/// end: the block returns control to its parent op (see passesHandedWork) or
+/// to the next iteration of the loop.
+static bool keepsHandedWork(Block *block) {
+  return passesHandedWork(block->getParentOp()) && !block->empty() &&
+         isa<RegionBranchTerminatorOpInterface>(block->back());
+}
+
+/// Collects into `handed` the work that the ops nested in `op` may hand to
+/// streams: what their launches on streams access, and everything for each
+/// gpu.on_stream that may hand work over. This is the work pending after `op`
+/// and, if `op` is a loop, at the start of each iteration.
+static void collectHandedWork(Operation *op, GpuAccessAnalysis &accesses,
+                              SmallVectorImpl<HandedWork> &handed) {
+  op->walk([&](Operation *nested) {
+    if (nested == op)
+      return;
+    if (Value stream = getLaunchStream(nested)) {
+      addHandedWork(handed, stream, accesses.getGpuAccesses(nested));
+      return;
+    }
+    auto onStreamOp = dyn_cast<gpu::OnStreamOp>(nested);
+    if (onStreamOp && mayHandOverWork(onStreamOp))
+      addHandedWork(handed, onStreamOp.getStream(), getEverything());
+  });
 }
 
 /// Returns whether `buffer` is memory allocated inside `scope` that is only
@@ -288,8 +404,12 @@ struct GpuAsyncRegionPass::ThreadTokenCallback {
     // is pending and may access anything.
     streamEntry = getStreamEntryToken(block);
     handedStreams.clear();
+    // In a loop, the work that earlier iterations handed to streams is
+    // pending.
+    if (isa<scf::ForOp, scf::WhileOp>(block->getParentOp()))
+      collectHandedWork(block->getParentOp(), accesses, handedStreams);
     for (Operation &op : make_early_inc_range(*block)) {
-      if (failed(visit(&op)))
+      if (failed(visit(&op)) || waitFailed)
         return WalkResult::interrupt();
     }
     return WalkResult::advance();
@@ -320,15 +440,14 @@ private:
       if (!currentToken) {
         // A user's host wait waits for everything, also for the work handed
         // to streams.
-        waitForHandedStreams(op);
+        waitForHandedStreams(op, getEverything());
         clearInFlight();
       }
       return success();
     }
     builder.setInsertionPoint(op);
     if (auto asyncOp = getAsyncOp(op)) {
-      if (!accesses.getGpuAccesses(op).empty())
-        waitForHandedStreams(op);
+      waitForHandedStreams(op, accesses.getGpuAccesses(op));
       // Replace GPU op with async version, which then produces the current
       // token.
       rewriteAsyncOp(asyncOp);
@@ -338,14 +457,17 @@ private:
     if (auto yield = dyn_cast<gpu::OnStreamYieldOp>(op)) {
       // Work handed to other streams in the body is not the stream's.
       waitForHandedStreams(
-          op, yield->getParentOfType<gpu::OnStreamOp>().getStream());
+          op, getEverything(),
+          yield->getParentOfType<gpu::OnStreamOp>().getStream());
       handOver(yield);
       return success();
     }
-    auto onStreamOp = dyn_cast<gpu::OnStreamOp>(op);
+    if (Value stream = getLaunchStream(op)) {
+      visitStreamLaunch(cast<gpu::LaunchFuncOp>(op), stream);
+      return success();
+    }
     if (!currentToken && !streamEntry && handedStreams.empty()) {
-      if (onStreamOp && handsOverWork(onStreamOp))
-        handedStreams.push_back(onStreamOp.getStream());
+      recordHandedWork(op);
       return success();
     }
     MemoryAccesses hostAccesses = accesses.getHostAccesses(op);
@@ -353,13 +475,17 @@ private:
                    isa<FunctionOpInterface>(op->getParentOp());
     // The work handed to a stream is waited for before a host op that may
     // touch it and at the end of a block, except where the function returns
-    // it to the stream's owner (but not its stack memory) or a gpu.on_stream
-    // on the same stream follows it.
-    bool sameStream =
-        onStreamOp && llvm::is_contained(handedStreams, onStreamOp.getStream());
-    if (!handedStreams.empty() && !(returns && hostAccesses.empty()) &&
-        (isTerminator(op) || !hostAccesses.empty()))
-      waitForHandedStreams(op, sameStream ? onStreamOp.getStream() : Value());
+    // it to the stream's owner (but not its stack memory), where control
+    // returns to an SCF op or the next iteration (see keepsHandedWork), or
+    // where the op is ordered after it by the stream (a gpu.on_stream on the
+    // same stream, see getAccessesUnorderedWith).
+    bool endsBlock = isTerminator(op) && !keepsHandedWork(op->getBlock());
+    if (endsBlock && !(returns && hostAccesses.empty()))
+      waitForHandedStreams(op, getEverything());
+    else if (!endsBlock && op->getNumRegions() == 0)
+      waitForHandedStreams(op, hostAccesses);
+    else if (!endsBlock)
+      waitForHandedStreamsBeforeRegions(op);
     // A host op that accesses memory waits for the stream's earlier work.
     if (streamEntry && !hostAccesses.empty()) {
       LDBG() << "host waits for the stream's earlier work before "
@@ -367,8 +493,7 @@ private:
       createWaitOp(builder, op->getLoc(), Type(), streamEntry);
       streamEntry = {};
     }
-    if (onStreamOp && (sameStream || handsOverWork(onStreamOp)))
-      handedStreams.push_back(onStreamOp.getStream());
+    recordHandedWork(op);
     if (!currentToken)
       return success();
     bool touchesInFlight = mayTouchInFlightMemory(hostAccesses);
@@ -405,21 +530,102 @@ private:
   }
 
   // Makes the host wait, before `op`, for the work handed to streams other
-  // than `except` by gpu.on_stream ops; that work may access anything (it
-  // includes the work enqueued on the stream before).
-  void waitForHandedStreams(Operation *op, Value except = {}) {
-    if (handedStreams.empty())
-      return;
+  // than `except` that may conflict with `opAccesses`.
+  void waitForHandedStreams(Operation *op, const MemoryAccesses &opAccesses,
+                            Value except = {}) {
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPoint(op);
-    for (Value stream : handedStreams) {
-      if (stream == except)
-        continue;
-      LDBG() << "host waits for the work handed to a stream before "
-             << OpWithFlags(op, OpPrintingFlags().skipRegions());
-      createStreamHostWait(builder, stream, op->getLoc());
+    llvm::erase_if(handedStreams, [&](const HandedWork &work) {
+      if (work.stream == except ||
+          !accesses.mayConflict(work.accesses, opAccesses))
+        return false;
+      waitForStream(op, work.stream);
+      return true;
+    });
+  }
+
+  // Makes the host wait, before `op`, an op with regions, for the work handed
+  // to each stream that `op` may conflict with.
+  void waitForHandedStreamsBeforeRegions(Operation *op) {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPoint(op);
+    llvm::erase_if(handedStreams, [&](const HandedWork &work) {
+      if (!accesses.mayConflict(work.accesses,
+                                getAccessesUnorderedWith(op, work.stream)))
+        return false;
+      waitForStream(op, work.stream);
+      return true;
+    });
+  }
+
+  // Returns what `op` and the ops nested in it may access that `stream` does
+  // not order after the work enqueued on it: all but its launches on `stream`
+  // and its gpu.on_stream ops on `stream`. A host wait accesses everything.
+  MemoryAccesses getAccessesUnorderedWith(Operation *op, Value stream) {
+    MemoryAccesses result;
+    op->walk<WalkOrder::PreOrder>([&](Operation *nested) {
+      auto onStreamOp = dyn_cast<gpu::OnStreamOp>(nested);
+      if (getLaunchStream(nested) == stream ||
+          (onStreamOp && onStreamOp.getStream() == stream))
+        return WalkResult::skip();
+      auto wait = dyn_cast<gpu::WaitOp>(nested);
+      if (wait && !wait.getAsyncToken())
+        result.everything = true;
+      else if (getAsyncOp(nested) || getLaunchStream(nested))
+        result.append(accesses.getGpuAccesses(nested));
+      else
+        result.append(accesses.getOwnHostAccesses(nested));
+      return result.everything ? WalkResult::interrupt()
+                               : WalkResult::advance();
+    });
+    return result;
+  }
+
+  // Makes the host wait, before `op`, for the work handed to `stream`.
+  void waitForStream(Operation *op, Value stream) {
+    LDBG() << "host waits for the work handed to a stream before "
+           << OpWithFlags(op, OpPrintingFlags().skipRegions());
+    if (failed(checkStreamHostWait(stream, op))) {
+      waitFailed = true;
+      return;
     }
-    handedStreams.clear();
+    createStreamHostWait(builder, stream, op->getLoc());
+  }
+
+  // Records the work that `op` hands to streams: a gpu.on_stream its exits,
+  // an SCF op the work its regions leave pending (see keepsHandedWork).
+  void recordHandedWork(Operation *op) {
+    auto onStreamOp = dyn_cast<gpu::OnStreamOp>(op);
+    if (onStreamOp && mayHandOverWork(onStreamOp))
+      addHandedWork(handedStreams, onStreamOp.getStream(), getEverything());
+    else if (passesHandedWork(op))
+      collectHandedWork(op, accesses, handedStreams);
+  }
+
+  // A launch on stream `stream` runs after the work enqueued on it, handed
+  // work included, and hands its own work to it. The host waits before it
+  // for the other GPU work it may conflict with: the work of the chain,
+  // handed to other streams, or, in the body of gpu.on_stream on another
+  // stream, that stream's earlier work.
+  void visitStreamLaunch(gpu::LaunchFuncOp launch, Value stream) {
+    MemoryAccesses launchAccesses = accesses.getGpuAccesses(launch);
+    waitForHandedStreams(launch, launchAccesses, stream);
+    builder.setInsertionPoint(launch);
+    if (streamEntry && !launchAccesses.empty() &&
+        getEnclosingStream(launch) != stream) {
+      LDBG() << "host waits for the stream's earlier work before a launch on "
+                "another stream";
+      createWaitOp(builder, launch.getLoc(), Type(), streamEntry);
+      streamEntry = {};
+    }
+    if (currentToken && mayTouchInFlightMemory(launchAccesses)) {
+      LDBG() << "host waits before a launch on a stream: it may touch memory "
+                "of GPU work in flight";
+      currentToken =
+          createWaitOp(builder, launch.getLoc(), Type(), {currentToken});
+      clearInFlight();
+    }
+    addHandedWork(handedStreams, stream, launchAccesses);
   }
 
   // `%t = gpu.wait async <%s>` brings the work of stream %s into the chain:
@@ -527,9 +733,13 @@ private:
   // chain waits for it.
   Value streamEntry;
 
-  // The streams that gpu.on_stream ops of this block handed work to, which
-  // the host has not waited for.
-  SmallVector<Value> handedStreams;
+  // The work handed to streams in this block that the host has not waited
+  // for.
+  SmallVector<HandedWork> handedStreams;
+
+  // Whether a host wait for a stream could not be expressed (an error was
+  // emitted).
+  bool waitFailed = false;
 
   // The token that represents the current asynchronous dependency. It's valid
   // range starts with a `gpu.wait async` op, and ends with a `gpu.wait` op.
@@ -605,9 +815,8 @@ struct PendingWork {
   DenseSet<TokenNode> completed;
   /// In the body of gpu.on_stream, its entry token.
   std::optional<TokenNode> streamEntry;
-  /// The streams that gpu.on_stream ops handed work to, which the host has
-  /// not waited for. That work may access anything.
-  SmallVector<Value, 1> handedStreams;
+  /// The work handed to streams that the host has not waited for.
+  SmallVector<HandedWork, 1> handedStreams;
 };
 
 /// Computes, without changing the IR, which GPU work each GPU op of a function
@@ -653,9 +862,12 @@ private:
   LogicalResult scheduleBranches(Operation *op, PendingWork &pending);
   LogicalResult scheduleNested(Operation *op, PendingWork &pending);
   LogicalResult scheduleOnStream(gpu::OnStreamOp op, PendingWork &pending);
+  void scheduleStreamLaunch(gpu::LaunchFuncOp launch, Value stream,
+                            PendingWork &pending);
   /// Waits on the host, before `op`, for the work handed to streams other
-  /// than `except`.
+  /// than `except` that may conflict with `opAccesses`.
   void waitForHandedStreams(PendingWork &pending, Operation *op,
+                            const MemoryAccesses &opAccesses,
                             Value except = {});
 
   /// The tokens of `pending` whose accesses conflict with `opAccesses`, except
@@ -688,6 +900,9 @@ private:
   SmallVector<ScheduleStep> schedule;
   /// The tokens each scheduled token depends on directly.
   DenseMap<TokenNode, SmallVector<TokenNode>> dependencies;
+  /// Whether a host wait for a stream could not be expressed (an error was
+  /// emitted).
+  bool waitFailed = false;
   unsigned numOpened = 0;
 };
 } // namespace
@@ -834,8 +1049,7 @@ void AsyncDependenceAnalysis::scheduleGpuOp(gpu::AsyncOpInterface asyncOp,
   TokenNode token = opToken(op);
   OperandRange existing = asyncOp.getAsyncDependencies();
   MemoryAccesses opAccesses = accesses.getGpuAccesses(op);
-  if (!opAccesses.empty())
-    waitForHandedStreams(pending, op);
+  waitForHandedStreams(pending, op, opAccesses);
   SmallVector<TokenNode> deps = getConflicts(pending, opAccesses, op);
   dropImplied(deps);
   if (!existing.empty())
@@ -885,7 +1099,7 @@ void AsyncDependenceAnalysis::scheduleUserWait(gpu::WaitOp wait,
     return;
   }
   if (!wait.getAsyncToken()) {
-    waitForHandedStreams(pending, wait);
+    waitForHandedStreams(pending, wait, getEverything());
     for (auto [token, order] : pending.open)
       pending.completed.insert(token);
     pending.buffers.clear();
@@ -909,26 +1123,43 @@ void AsyncDependenceAnalysis::scheduleStreamToken(gpu::WaitOp wait,
   record(pending, token, accesses.getGpuAccesses(wait), /*merge=*/true);
 }
 
-void AsyncDependenceAnalysis::waitForHandedStreams(PendingWork &pending,
-                                                   Operation *op,
-                                                   Value except) {
-  for (Value stream : pending.handedStreams) {
-    if (stream == except)
-      continue;
+void AsyncDependenceAnalysis::waitForHandedStreams(
+    PendingWork &pending, Operation *op, const MemoryAccesses &opAccesses,
+    Value except) {
+  llvm::erase_if(pending.handedStreams, [&](const HandedWork &work) {
+    if (work.stream == except ||
+        !accesses.mayConflict(work.accesses, opAccesses))
+      return false;
     LDBG() << "host waits for the work handed to a stream before "
            << OpWithFlags(op, OpPrintingFlags().skipRegions());
+    if (failed(checkStreamHostWait(work.stream, op)))
+      waitFailed = true;
     schedule.push_back(
-        {ScheduleStep::Kind::StreamHostWait, op, nullptr, 0, {}, stream});
-  }
-  llvm::erase_if(pending.handedStreams,
-                 [&](Value stream) { return stream != except; });
+        {ScheduleStep::Kind::StreamHostWait, op, nullptr, 0, {}, work.stream});
+    return true;
+  });
+}
+
+void AsyncDependenceAnalysis::scheduleStreamLaunch(gpu::LaunchFuncOp launch,
+                                                   Value stream,
+                                                   PendingWork &pending) {
+  // The launch runs after the work enqueued on its stream, handed work and
+  // the entry of a gpu.on_stream on that stream included; the host waits for
+  // the other GPU work it may conflict with. It hands its own work to the
+  // stream.
+  MemoryAccesses launchAccesses = accesses.getGpuAccesses(launch);
+  waitForHandedStreams(pending, launch, launchAccesses, stream);
+  SmallVector<TokenNode> conflicts = getConflicts(pending, launchAccesses);
+  if (pending.streamEntry && getEnclosingStream(launch) == stream)
+    llvm::erase(conflicts, *pending.streamEntry);
+  hostWait(pending, conflicts, launch);
+  addHandedWork(pending.handedStreams, stream, launchAccesses);
 }
 
 void AsyncDependenceAnalysis::scheduleHostOp(Operation *op,
                                              const MemoryAccesses &hostAccesses,
                                              PendingWork &pending) {
-  if (!hostAccesses.empty())
-    waitForHandedStreams(pending, op);
+  waitForHandedStreams(pending, op, hostAccesses);
   if (hostAccesses.everything)
     hostWaitAll(pending, op);
   else
@@ -1039,9 +1270,8 @@ LogicalResult AsyncDependenceAnalysis::scheduleOnStream(gpu::OnStreamOp op,
                                                         PendingWork &pending) {
   // Work handed to other streams may conflict with the body's; the stream's
   // own is ordered before the body by the stream.
-  waitForHandedStreams(pending, op, op.getStream());
-  MemoryAccesses everything;
-  everything.everything = true;
+  MemoryAccesses everything = getEverything();
+  waitForHandedStreams(pending, op, everything, op.getStream());
   TokenNode entry(op, TokenKind::Carried);
   schedule.push_back({ScheduleStep::Kind::EnterStream, op, nullptr, 0, {}});
   bool handsOver = false;
@@ -1053,6 +1283,8 @@ LogicalResult AsyncDependenceAnalysis::scheduleOnStream(gpu::OnStreamOp op,
     record(inner, entry, everything, /*merge=*/true);
     if (failed(scheduleBlock(block, inner)))
       return failure();
+    // Launches on the stream in the body hand their work to it.
+    handsOver |= isHandedTo(inner.handedStreams, op.getStream());
     SmallVector<TokenNode> tokens = getOpenTokens(inner, &block);
     llvm::erase(tokens, entry);
     Operation *terminator =
@@ -1070,8 +1302,8 @@ LogicalResult AsyncDependenceAnalysis::scheduleOnStream(gpu::OnStreamOp op,
     // The work of the block cannot be passed on: the host waits for it.
     hostWait(inner, tokens, terminator, &block);
   }
-  if (handsOver && !llvm::is_contained(pending.handedStreams, op.getStream()))
-    pending.handedStreams.push_back(op.getStream());
+  if (handsOver)
+    addHandedWork(pending.handedStreams, op.getStream(), everything);
   return success();
 }
 
@@ -1090,17 +1322,26 @@ LogicalResult AsyncDependenceAnalysis::scheduleOp(Operation *op,
     scheduleGpuOp(asyncOp, pending);
     return success();
   }
+  if (Value stream = getLaunchStream(op)) {
+    scheduleStreamLaunch(cast<gpu::LaunchFuncOp>(op), stream, pending);
+    return success();
+  }
   if (auto onStreamOp = dyn_cast<gpu::OnStreamOp>(op))
     return scheduleOnStream(onStreamOp, pending);
   if (op->getNumRegions() != 0) {
     if (isMemoryEffectFree(op))
       return success();
-    if (holdsCarriedGpuWork(op)) {
-      if (isa<scf::ForOp, scf::WhileOp>(op))
-        return scheduleLoop(op, pending);
-      return scheduleBranches(op, pending);
-    }
-    return scheduleNested(op, pending);
+    LogicalResult result = failure();
+    if (!holdsCarriedGpuWork(op))
+      result = scheduleNested(op, pending);
+    else if (isa<scf::ForOp, scf::WhileOp>(op))
+      result = scheduleLoop(op, pending);
+    else
+      result = scheduleBranches(op, pending);
+    // The work that the regions handed to streams stays pending.
+    if (succeeded(result) && passesHandedWork(op))
+      collectHandedWork(op, accesses, pending.handedStreams);
+    return result;
   }
   if (!isMemoryEffectFree(op))
     scheduleHostOp(op, accesses.getHostAccesses(op), pending);
@@ -1109,6 +1350,9 @@ LogicalResult AsyncDependenceAnalysis::scheduleOp(Operation *op,
 
 LogicalResult AsyncDependenceAnalysis::scheduleBlock(Block &block,
                                                      PendingWork &pending) {
+  // In a loop, the work that earlier iterations handed to streams is pending.
+  if (isa<scf::ForOp, scf::WhileOp>(block.getParentOp()))
+    collectHandedWork(block.getParentOp(), accesses, pending.handedStreams);
   for (Operation &op : block) {
     if (&op == &block.back() && isTerminator(&op)) {
       // The end of an automatic allocation scope (an scf.for iteration) frees
@@ -1117,13 +1361,15 @@ LogicalResult AsyncDependenceAnalysis::scheduleBlock(Block &block,
       if (!freed.empty())
         scheduleHostOp(&op, freed, pending);
       // Work handed to a stream is left to the stream's owner where the
-      // function returns, and to the stream itself at the end of a
-      // gpu.on_stream body on that stream; at any other end of a block, the
-      // host waits for it.
+      // function returns, to the stream itself at the end of a gpu.on_stream
+      // body on that stream, and to the parent op where control returns to
+      // an SCF op or the next iteration (see keepsHandedWork); at any other
+      // end of a block, the host waits for it.
       if (!(op.hasTrait<OpTrait::ReturnLike>() &&
-            isa<FunctionOpInterface>(op.getParentOp()))) {
+            isa<FunctionOpInterface>(op.getParentOp())) &&
+          !keepsHandedWork(&block)) {
         auto onStreamOp = dyn_cast<gpu::OnStreamOp>(op.getParentOp());
-        waitForHandedStreams(pending, &op,
+        waitForHandedStreams(pending, &op, getEverything(),
                              onStreamOp ? onStreamOp.getStream() : Value());
       }
       break;
@@ -1143,7 +1389,7 @@ LogicalResult AsyncDependenceAnalysis::scheduleFunctionBody(Region &region) {
         !block.empty() && isTerminator(&block.back()) ? &block.back() : nullptr;
     hostWait(pending, getOpenTokens(pending), terminator, &block);
   }
-  return success();
+  return failure(waitFailed);
 }
 
 //===----------------------------------------------------------------------===//

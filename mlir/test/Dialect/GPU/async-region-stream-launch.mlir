@@ -1,0 +1,204 @@
+// RUN: mlir-opt %s -split-input-file -verify-diagnostics \
+// RUN:   -gpu-async-region="max-streams=0" | FileCheck %s
+// RUN: mlir-opt %s -split-input-file -verify-diagnostics \
+// RUN:   -gpu-async-region | FileCheck %s --check-prefix=CHAIN
+
+// -gpu-async-region on launches on a stream (gpu.launch_func <%s>): the
+// stream orders a launch after the work enqueued on it; the launch hands
+// its work to the stream, where later GPU ops and host ops that may touch
+// it wait for it.
+
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @scale(%a : memref<16xf32>) kernel {
+      %c0 = arith.constant 0 : index
+      %x = memref.load %a[%c0] : memref<16xf32>
+      memref.store %x, %a[%c0] : memref<16xf32>
+      gpu.return
+    }
+  }
+
+  // The launch follows a region on its stream: no host wait.
+  // CHECK-LABEL: func @region_then_launch
+  // CHECK-NOT:     {{^ *}}gpu.wait [
+  // CHECK:         return
+  // CHAIN-LABEL: func @region_then_launch
+  // CHAIN-NOT:     {{^ *}}gpu.wait [
+  // CHAIN:         return
+  func.func @region_then_launch(%s : !llvm.ptr, %a : memref<16xf32>) {
+    %c1 = arith.constant 1 : index
+    gpu.on_stream <%s : !llvm.ptr> {
+    ^bb0(%t0: !gpu.async.token):
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      gpu.on_stream.yield
+    }
+    gpu.launch_func <%s : !llvm.ptr> @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+    return
+  }
+
+  // A kernel on the same buffer after the launch: the host waits for the
+  // stream first (the kernel runs on a stream of its own).
+  // CHECK-LABEL: func @launch_then_kernel
+  // CHECK:         gpu.launch_func <%{{.*}} : !llvm.ptr>
+  // CHECK-NEXT:    gpu.on_stream <%{{.*}} : !llvm.ptr> {
+  // CHECK-NEXT:    ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHECK-NEXT:      gpu.wait [%[[T]]]
+  // CHECK:         gpu.launch_func async
+  // CHAIN-LABEL: func @launch_then_kernel
+  // CHAIN:         gpu.launch_func <%{{.*}} : !llvm.ptr>
+  // CHAIN-NEXT:    gpu.on_stream <%{{.*}} : !llvm.ptr> {
+  // CHAIN-NEXT:    ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHAIN-NEXT:      gpu.wait [%[[T]]]
+  // CHAIN:         gpu.launch_func async
+  func.func @launch_then_kernel(%s : !llvm.ptr, %a : memref<16xf32>) {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func <%s : !llvm.ptr> @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+    gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+    return
+  }
+
+  // The host reads what the launch writes: it waits for the stream first;
+  // it stores to memory the launch does not access without waiting, and
+  // the function returns the rest of the work to the stream's owner.
+  // CHECK-LABEL: func @launch_then_host
+  // CHECK:         gpu.launch_func <%{{.*}} : !llvm.ptr>
+  // CHECK-NEXT:    memref.store
+  // CHECK-NEXT:    gpu.on_stream <%{{.*}} : !llvm.ptr> {
+  // CHECK-NEXT:    ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHECK-NEXT:      gpu.wait [%[[T]]]
+  // CHECK-NEXT:      gpu.on_stream.yield
+  // CHECK-NEXT:    }
+  // CHECK-NEXT:    memref.load
+  // CHECK-NEXT:    gpu.launch_func <%{{.*}} : !llvm.ptr>
+  // CHECK-NEXT:    return
+  // CHAIN-LABEL: func @launch_then_host
+  // CHAIN:         gpu.launch_func <%{{.*}} : !llvm.ptr>
+  // CHAIN-NEXT:    memref.store
+  // CHAIN-NEXT:    gpu.on_stream <%{{.*}} : !llvm.ptr> {
+  // CHAIN-NEXT:    ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHAIN-NEXT:      gpu.wait [%[[T]]]
+  // CHAIN-NEXT:      gpu.on_stream.yield
+  // CHAIN-NEXT:    }
+  // CHAIN-NEXT:    memref.load
+  // CHAIN-NEXT:    gpu.launch_func <%{{.*}} : !llvm.ptr>
+  // CHAIN-NEXT:    return
+  func.func @launch_then_host(%s : !llvm.ptr, %a : memref<16xf32> {llvm.noalias},
+                              %h : memref<16xf32> {llvm.noalias}) -> f32 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %one = arith.constant 1.0 : f32
+    gpu.launch_func <%s : !llvm.ptr> @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+    memref.store %one, %h[%c0] : memref<16xf32>
+    %x = memref.load %a[%c0] : memref<16xf32>
+    gpu.launch_func <%s : !llvm.ptr> @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+    return %x : f32
+  }
+
+  // Launches in a loop after a launch on the same stream: no host wait
+  // before or in the loop; one after it, before the host reads.
+  // CHECK-LABEL: func @launches_in_loop
+  // CHECK:         gpu.launch_func <%{{.*}} : !llvm.ptr>
+  // CHECK-NEXT:    scf.for
+  // CHECK-NEXT:      gpu.launch_func <%{{.*}} : !llvm.ptr>
+  // CHECK-NEXT:    }
+  // CHECK-NEXT:    gpu.on_stream <%{{.*}} : !llvm.ptr> {
+  // CHECK-NEXT:    ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHECK-NEXT:      gpu.wait [%[[T]]]
+  // CHECK:         memref.load
+  // CHAIN-LABEL: func @launches_in_loop
+  // CHAIN:         gpu.launch_func <%{{.*}} : !llvm.ptr>
+  // CHAIN-NEXT:    scf.for
+  // CHAIN-NEXT:      gpu.launch_func <%{{.*}} : !llvm.ptr>
+  // CHAIN-NEXT:    }
+  // CHAIN-NEXT:    gpu.on_stream <%{{.*}} : !llvm.ptr> {
+  // CHAIN-NEXT:    ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHAIN-NEXT:      gpu.wait [%[[T]]]
+  // CHAIN:         memref.load
+  func.func @launches_in_loop(%s : !llvm.ptr, %a : memref<16xf32>) -> f32 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    gpu.launch_func <%s : !llvm.ptr> @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+    scf.for %i = %c0 to %c4 step %c1 {
+      gpu.launch_func <%s : !llvm.ptr> @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+    }
+    %x = memref.load %a[%c0] : memref<16xf32>
+    return %x : f32
+  }
+
+  // A launch on the region's own stream in its body hands its work to the
+  // stream too: the host waits for it after the region, before it reads.
+  // CHECK-LABEL: func @launch_in_region
+  // CHECK:         gpu.on_stream.yield
+  // CHECK-NEXT:    }
+  // CHECK-NEXT:    gpu.on_stream <%{{.*}} : !llvm.ptr> {
+  // CHECK-NEXT:    ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHECK-NEXT:      gpu.wait [%[[T]]]
+  // CHECK:         memref.load
+  // CHAIN-LABEL: func @launch_in_region
+  // CHAIN:         gpu.on_stream.yield
+  // CHAIN-NEXT:    }
+  // CHAIN-NEXT:    gpu.on_stream <%{{.*}} : !llvm.ptr> {
+  // CHAIN-NEXT:    ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHAIN-NEXT:      gpu.wait [%[[T]]]
+  // CHAIN:         memref.load
+  func.func @launch_in_region(%s : !llvm.ptr, %a : memref<16xf32>) -> f32 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    gpu.on_stream <%s : !llvm.ptr> {
+    ^bb0(%t0: !gpu.async.token):
+      gpu.launch_func <%s : !llvm.ptr> @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      gpu.on_stream.yield
+    }
+    %x = memref.load %a[%c0] : memref<16xf32>
+    return %x : f32
+  }
+}
+
+// -----
+
+// A launch on a stream that is not an LLVM pointer (a token that stands for
+// the caller's stream) is accepted while nothing needs to wait for it; a
+// host wait for it cannot be expressed.
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @scale(%a : memref<16xf32>) kernel {
+      %c0 = arith.constant 0 : index
+      %x = memref.load %a[%c0] : memref<16xf32>
+      memref.store %x, %a[%c0] : memref<16xf32>
+      gpu.return
+    }
+  }
+  // CHECK-LABEL: func @token_stream
+  // CHECK:         gpu.launch_func <%{{.*}} : !gpu.async.token>
+  // CHECK-NEXT:    return
+  // CHAIN-LABEL: func @token_stream
+  // CHAIN:         gpu.launch_func <%{{.*}} : !gpu.async.token>
+  // CHAIN-NEXT:    return
+  func.func @token_stream(%s : !gpu.async.token, %a : memref<16xf32>) {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func <%s : !gpu.async.token> @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+    return
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @scale(%a : memref<16xf32>) kernel {
+      %c0 = arith.constant 0 : index
+      %x = memref.load %a[%c0] : memref<16xf32>
+      memref.store %x, %a[%c0] : memref<16xf32>
+      gpu.return
+    }
+  }
+  func.func @token_stream_read(%s : !gpu.async.token, %a : memref<16xf32>) -> f32 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    gpu.launch_func <%s : !gpu.async.token> @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+    // expected-error @+1 {{'memref.load' op needs the host to wait for GPU work launched on a stream of type '!gpu.async.token', which -gpu-async-region cannot express; pass the stream as '!llvm.ptr'}}
+    %x = memref.load %a[%c0] : memref<16xf32>
+    return %x : f32
+  }
+}
