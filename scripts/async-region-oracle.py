@@ -60,9 +60,13 @@ execute_region and async.execute bodies):
             %stream, and the function's statements in a
             `gpu.on_stream <%stream : !llvm.ptr>` region: all of them, or
             those from a statement on (the ones before run outside it); after
-            the region, none, a host load of an argument, or a kernel on one
-            (the region hands its work to the stream, the host does not
-            wait for it at the return);
+            the region, none, a host load of an argument, a kernel on one,
+            or a launch on %stream (then maybe a host load); launches on
+            %stream among the statements too (in loops and branches with
+            --control-flow; not in async.execute bodies). The region and
+            the launches hand their work to the stream, the host does not
+            wait for it at the return; the pass's input is read in program
+            order (a launch on the stream complete for the next statement);
   barrier   kernels with gpu.barrier and workgroup memory (an attribution,
             or gpu.dynamic_shared_memory through memref.view, launched with
             dynamic_shared_memory_size) besides their argument effects;
@@ -283,6 +287,12 @@ def kernel_text(index, effects):
 def launch_text(k, a, b):
     return (f"gpu.launch_func @kernels::@k{k} blocks in (%c1, %c1, %c1) "
             f"threads in (%c1, %c1, %c1) args({a} : {MEMREF}, {b} : {MEMREF})")
+
+
+def stream_launch_text(k, a, b):
+    """A launch on the caller's stream %stream (stream-based: no tokens)."""
+    return "gpu.launch_func <%stream : !llvm.ptr> " + launch_text(k, a, b)[
+        len("gpu.launch_func "):]
 
 
 # ---------------------------------------------------------------------------
@@ -552,7 +562,10 @@ class Program:
                  "linalg_launch": 1 * ("linalg" in self.shapes),
                  "blocks": 1.5 * ("blocks" in self.shapes and
                                   not self.in_async and not self.stream and
-                                  self.cfg_depth < 2)}
+                                  self.cfg_depth < 2),
+                 # A launch on the caller's stream, inside the region on it
+                 # or before it.
+                 "stream_launch": 1.5 * (self.stream and not self.in_async)}
         return [(k, w) for k, w in kinds.items() if w]
 
     def generate(self):
@@ -579,6 +592,10 @@ class Program:
             k = rng.randrange(len(KERNELS))
             a, b = self.device_buffer(), self.device_buffer()
             self.op(launch_text(k, a, b))
+        elif kind == "stream_launch":
+            k = rng.randrange(len(KERNELS))
+            a, b = self.device_buffer(), self.device_buffer()
+            self.op(stream_launch_text(k, a, b))
         elif kind == "memcpy":
             dst, src = self.any_buffer(), self.any_buffer()
             if dst == src:
@@ -1162,7 +1179,7 @@ class Program:
         start = rng.choice([0] + self.boundaries) if rng.random() < 0.5 \
             else 0
         a = self.args[rng.randrange(len(self.args))]
-        after = rng.choice(["", "load", "launch"])
+        after = rng.choice(["", "load", "launch", "stream_launch"])
         lines = self.lines[:start] + [
             "    gpu.on_stream <%stream : !llvm.ptr> {",
             "    ^bb0(%t0: !gpu.async.token):"] + [
@@ -1172,6 +1189,10 @@ class Program:
             lines.append(f"    %after = memref.load {a}[%c0] : {MEMREF}")
         elif after == "launch":
             lines.append("    " + launch_text(0, a, a))
+        elif after == "stream_launch":
+            lines.append("    " + stream_launch_text(0, a, a))
+            if rng.random() < 0.5:
+                lines.append(f"    %after = memref.load {a}[%c0] : {MEMREF}")
         return lines
 
     def text(self):
@@ -1321,7 +1342,9 @@ class ControlFlowProgram(Program):
                 # to a caller's stream.
                 "blocks": 1.5 * ("blocks" in self.shapes and
                                  scope.depth == 0 and not scope.in_async and
-                                 not self.stream)}
+                                 not self.stream),
+                # A launch on the caller's stream, in loops and branches too.
+                "stream_launch": 1.5 * (self.stream and not scope.in_async)}
             kinds.update((k, w) for k, w in shape_kinds.items() if w)
             if scope.in_async:
                 kinds["select"] = 0
@@ -1497,12 +1520,15 @@ class ControlFlowProgram(Program):
                 scope.allocated.append(b)
         self.op(f"async.await {tokens[-1]} : !async.token")
 
-    def gen_launch(self, scope):
+    def gen_launch(self, scope, text=launch_text):
         k = self.rng.randrange(len(KERNELS))
         a = scope.pick(self.rng, dev=True, write="W" in KERNELS[k][0])
         b = scope.pick(self.rng, dev=True, write="W" in KERNELS[k][1])
         if a and b:
-            self.op(launch_text(k, a.name, b.name))
+            self.op(text(k, a.name, b.name))
+
+    def gen_stream_launch(self, scope):
+        self.gen_launch(scope, stream_launch_text)
 
     def gen_memcpy(self, scope):
         dst = scope.pick(self.rng, write=True)
@@ -2004,7 +2030,7 @@ def check_program(p, before, after, args, totals, upstream=None):
                           for (s, _), v in zip(p.scalars, values))
         where = f"{name}" + (f" [{label}]" if label else "")
         try:
-            spec = before.run(name, values)
+            spec = before.run(name, values, reference=True)
         except Unsupported as e:
             sys.exit(f"error: {where}: cannot interpret the generated input "
                      f"(a bug of the oracle): {e}")

@@ -60,7 +60,10 @@ output as a program and trusts nothing the pass says about itself:
     body happens after that set (the op's entry rule, which -gpu-to-llvm
     enforces: not only the ops that depend on the entry token); the tokens
     its `gpu.on_stream.yield` lists are handed over to the stream, its
-    values are the op's results.
+    values are the op's results;
+  - `gpu.launch_func <%s>` (a launch on a caller's stream) happens after
+    what the host had completed and the stream's set, and joins the
+    stream's set; the host's set does not grow.
 
 The ops do not move (the pass only adds tokens and waits), so the order of
 the trace is program order; Trace.signature() lets a caller check that the
@@ -102,7 +105,7 @@ a region not ended by a terminator it knows (or, in a region of several blocks,
 by cf.br / cf.cond_br); a branch on an unknown condition, or to a block label
 other than ^bbN; other linalg ops, and linalg ops with results (tensors);
 arithmetic on pointers other than casts; a stream's own token (`gpu.wait async
-<%s>`), a launch on a stream; a call of a declaration given a token, handle or
+<%s>`), a launch on a value that is not a stream argument; a call of a declaration given a token, handle or
 stream; other sparse ops.
 """
 
@@ -387,14 +390,16 @@ class Interpreter:
     # -- running -----------------------------------------------------------
 
     def run(self, func_name, scalars, drop_host_waits=False,
-            drop_token_deps=False):
+            drop_token_deps=False, reference=False):
         """Executes `func_name` with each memref argument bound to a buffer
         of its own (of one alias class for all, or one each where marked
         {llvm.noalias}), each !llvm.ptr argument to a caller's stream, and its
         other arguments to `scalars` (in order); returns the Trace.
         drop_host_waits ignores synchronous gpu.waits, drop_token_deps the
         token operands of GPU ops (both to show that the checks fail without
-        them)."""
+        them). `reference` runs a pass's input: a launch on a caller's stream
+        also completes for the host, as every statement does in program
+        order (the pass orders later conflicting work after it)."""
         func = self.functions.get(func_name)
         if func is None:
             raise Unsupported(f"no function {func_name}")
@@ -410,6 +415,7 @@ class Interpreter:
         self.frames = []
         self.drop_host_waits = drop_host_waits
         self.drop_token_deps = drop_token_deps
+        self.reference = reference
         # The sets of the streams of the gpu.on_stream ops whose bodies the
         # current function is in (per call: the rule is lexical).
         self.stream_entries = []
@@ -945,9 +951,13 @@ class Interpreter:
         if name == "gpu.launch_func":
             kernel = op.attr("kernel")
             segments = op.segments()
-            if not segments or segments[-1]:
-                raise Unsupported("gpu.launch_func on a stream is not "
-                                  "modelled")
+            if not segments:
+                raise Unsupported("gpu.launch_func without segment sizes")
+            if segments[-1]:
+                stream = self.value(env, segments[-1][0])
+                if not isinstance(stream, Stream):
+                    raise Unsupported("gpu.launch_func on a value that is "
+                                      "not a stream argument")
             kernel_operands = segments[-2]
             modes = self.kernels.get(kernel)
             if modes is None:
@@ -975,6 +985,16 @@ class Interpreter:
                        for t in op.result_types]
         else:
             accesses, results = self.sparse_accesses(op, env, others)
+        if name == "gpu.launch_func" and op.segments()[-1]:
+            # On the caller's stream: after what the host completed and the
+            # stream's earlier work; the stream's work from then on.
+            before = self.host_done | stream.handed
+            bit = self.record("gpu", op, accesses, before)
+            stream.handed |= before | bit
+            if self.reference:
+                self.host_done |= before | bit
+            self.bind(op, env, results)
+            return
         before = self.host_done | (
             0 if self.drop_token_deps else deps | self.entry_mask())
         bit = self.record("gpu", op, accesses, before)

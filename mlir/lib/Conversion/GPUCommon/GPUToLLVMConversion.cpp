@@ -819,6 +819,47 @@ static bool isOnStreamEntryToken(Value token) {
 /// that stream. A host `gpu.wait` and an op on a stream of its own (an
 /// `asyncObject`; `gpu.wait async <%s>` too, whose token is that stream's
 /// work) are left as they are.
+/// Returns the op whose region receives the body of `onStreamOp` when it is
+/// inlined: its parent, or where the parent is a gpu.on_stream whose body has
+/// one block (inlined in place), that op's receiver.
+static Operation *getOnStreamReceiver(gpu::OnStreamOp onStreamOp) {
+  Operation *parent = onStreamOp->getParentOp();
+  auto outer = dyn_cast<gpu::OnStreamOp>(parent);
+  if (outer && outer.getBody().hasOneBlock())
+    return getOnStreamReceiver(outer);
+  return parent;
+}
+
+/// Returns whether the body of `onStreamOp` can be inlined where it is: in
+/// place (one block), as blocks of a region that may have several (of a
+/// function, an scf.execute_region or a gpu.on_stream), or in an
+/// scf.execute_region in an SCF op, which -convert-scf-to-cf lowers with it.
+/// The region of another op may have to keep one block (async.execute).
+static bool canInlineOnStreamBody(gpu::OnStreamOp onStreamOp) {
+  if (onStreamOp.getBody().hasOneBlock())
+    return true;
+  Operation *receiver = getOnStreamReceiver(onStreamOp);
+  return isa<FunctionOpInterface, scf::ExecuteRegionOp, gpu::OnStreamOp>(
+             receiver) ||
+         isa<scf::SCFDialect>(receiver->getDialect());
+}
+
+/// Fails, with an error, on a gpu.on_stream whose body cannot be inlined
+/// (see canInlineOnStreamBody).
+static LogicalResult checkOnStreamBodies(Operation *root) {
+  WalkResult result = root->walk([](gpu::OnStreamOp onStreamOp) {
+    if (canInlineOnStreamBody(onStreamOp))
+      return WalkResult::advance();
+    onStreamOp.emitOpError()
+        << "has a body of several blocks, which cannot be inlined into '"
+        << getOnStreamReceiver(onStreamOp)->getName()
+        << "' (its region may have to keep one block); outline that op "
+           "first";
+    return WalkResult::interrupt();
+  });
+  return failure(result.wasInterrupted());
+}
+
 static void orderOnStreamBodiesAfterEntry(Operation *root) {
   SmallVector<gpu::OnStreamOp> onStreamOps;
   walkHostOps(root, [&](Operation *op) {
@@ -1181,7 +1222,8 @@ static void placeStreamDestroys(Operation *root, ArrayRef<LLVM::CallOp> streams,
 
 LogicalResult mlir::prepareGpuAsyncTokensForLLVM(Operation *root) {
   if (failed(checkTokenUsesInTerminators(root)) ||
-      failed(checkExplicitStreamTokens(root)))
+      failed(checkExplicitStreamTokens(root)) ||
+      failed(checkOnStreamBodies(root)))
     return failure();
   orderOnStreamBodiesAfterEntry(root);
   joinSelectedTokens(root);
@@ -1766,8 +1808,10 @@ LogicalResult ConvertWaitAsyncOpToGpuRuntimeCallPattern::matchAndRewrite(
 // every GPU op of the body depend on it); each `gpu.on_stream.yield` makes
 // the stream wait for the tokens it lists, recorded at the yield. A body of
 // one block is inlined in place; one of several blocks becomes blocks of the
-// parent region, or an scf.execute_region where the parent is not a function
-// or an scf.execute_region (its region may have to keep one block).
+// parent region (of a function, an scf.execute_region or a gpu.on_stream), or
+// an scf.execute_region in an SCF op; in another op, whose region may have to
+// keep one block (async.execute), it is not converted (see
+// canInlineOnStreamBody).
 LogicalResult ConvertOnStreamOpToGpuRuntimeCallPattern::matchAndRewrite(
     gpu::OnStreamOp onStreamOp, OpAdaptor adaptor,
     ConversionPatternRewriter &rewriter) const {
@@ -1775,6 +1819,10 @@ LogicalResult ConvertOnStreamOpToGpuRuntimeCallPattern::matchAndRewrite(
   Value stream = adaptor.getStream();
   Region &body = onStreamOp.getBody();
   bool entryUsed = !onStreamOp.getEntryToken().use_empty();
+  if (!canInlineOnStreamBody(onStreamOp))
+    return rewriter.notifyMatchFailure(
+        onStreamOp, "a body of several blocks in a region that may have to "
+                    "keep one block");
 
   SmallVector<gpu::OnStreamYieldOp> yields;
   for (Block &block : body)
@@ -1817,7 +1865,7 @@ LogicalResult ConvertOnStreamOpToGpuRuntimeCallPattern::matchAndRewrite(
     return success();
   }
 
-  if (!isa<FunctionOpInterface, scf::ExecuteRegionOp>(
+  if (!isa<FunctionOpInterface, scf::ExecuteRegionOp, gpu::OnStreamOp>(
           onStreamOp->getParentOp())) {
     rewriter.setInsertionPoint(onStreamOp);
     auto executeRegion = scf::ExecuteRegionOp::create(

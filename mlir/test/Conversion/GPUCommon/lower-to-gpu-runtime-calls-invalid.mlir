@@ -223,6 +223,28 @@ func.func @token_of_non_pointer_stream(%stream : i64) {
 
 // -----
 
+// A gpu.on_stream body of several blocks cannot be inlined into the body of
+// an async.execute, which keeps one block.
+// CHECK: error: 'gpu.on_stream' op has a body of several blocks, which cannot be inlined into 'async.execute'
+func.func @on_stream_blocks_in_async_execute(%s : !llvm.ptr, %p : i1) {
+  %t = async.execute {
+    // expected-error @+1 {{'gpu.on_stream' op has a body of several blocks, which cannot be inlined into 'async.execute' (its region may have to keep one block); outline that op first}}
+    gpu.on_stream <%s : !llvm.ptr> {
+    ^bb0(%t0: !gpu.async.token):
+      cf.cond_br %p, ^bb1, ^bb2
+    ^bb1:
+      gpu.on_stream.yield
+    ^bb2:
+      gpu.on_stream.yield
+    }
+    async.yield
+  }
+  async.await %t : !async.token
+  return
+}
+
+// -----
+
 // An async token as the explicit stream of a launch must be a stream passed
 // in by the caller (an argument of the function), not an event.
 

@@ -202,3 +202,60 @@ module attributes {gpu.container_module} {
     return %x : f32
   }
 }
+
+// -----
+
+// The host functions that frameworks' kernel launchers emit: the stream is
+// the framework's current one (returned by a call), the kernels are in a
+// gpu.binary (their accesses unknown: everything) and take raw pointers.
+// Launches on the stream followed by the return need no host wait, no
+// stream of the pass's own and no token; an opaque call after a launch waits
+// for the stream first (the callee may touch the kernel's data).
+module attributes {gpu.container_module} {
+  gpu.binary @kernels [#gpu.object<#nvvm.target, "">]
+  llvm.func @current_stream(i32, i32) -> !llvm.ptr
+  llvm.func @check_errors() -> i32
+
+  // CHECK-LABEL: func @launcher
+  // CHECK-NOT:     gpu.wait
+  // CHECK-NOT:     gpu.on_stream
+  // CHECK:         %[[S:.*]] = llvm.call @current_stream
+  // CHECK-NEXT:    gpu.launch_func <%[[S]] : !llvm.ptr> @kernels::@first
+  // CHECK-NEXT:    gpu.launch_func <%[[S]] : !llvm.ptr> @kernels::@second
+  // CHECK-NEXT:    return
+  // CHAIN-LABEL: func @launcher
+  // CHAIN-NOT:     gpu.wait
+  // CHAIN-NOT:     gpu.on_stream
+  // CHAIN:         %[[S:.*]] = llvm.call @current_stream
+  // CHAIN-NEXT:    gpu.launch_func <%[[S]] : !llvm.ptr> @kernels::@first
+  // CHAIN-NEXT:    gpu.launch_func <%[[S]] : !llvm.ptr> @kernels::@second
+  // CHAIN-NEXT:    return
+  func.func @launcher(%data : !llvm.ptr, %n : i64, %device : i32) {
+    %c1 = arith.constant 1 : index
+    %c128 = arith.constant 128 : index
+    %kind = llvm.mlir.constant(2 : i32) : i32
+    %s = llvm.call @current_stream(%kind, %device) : (i32, i32) -> !llvm.ptr
+    gpu.launch_func <%s : !llvm.ptr> @kernels::@first blocks in (%c128, %c1, %c1) threads in (%c128, %c1, %c1) args(%data : !llvm.ptr, %n : i64)
+    gpu.launch_func <%s : !llvm.ptr> @kernels::@second blocks in (%c128, %c1, %c1) threads in (%c128, %c1, %c1) args(%data : !llvm.ptr, %n : i64)
+    return
+  }
+
+  // CHECK-LABEL: func @launcher_checks_errors
+  // CHECK:         gpu.launch_func <%[[S:.*]] : !llvm.ptr> @kernels::@first
+  // CHECK-NEXT:    gpu.on_stream <%[[S]] : !llvm.ptr> {
+  // CHECK-NEXT:    ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHECK-NEXT:      gpu.wait [%[[T]]]
+  // CHECK:         llvm.call @check_errors
+  // CHAIN-LABEL: func @launcher_checks_errors
+  // CHAIN:         gpu.launch_func <%[[S:.*]] : !llvm.ptr> @kernels::@first
+  // CHAIN-NEXT:    gpu.on_stream <%[[S]] : !llvm.ptr> {
+  // CHAIN-NEXT:    ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHAIN-NEXT:      gpu.wait [%[[T]]]
+  // CHAIN:         llvm.call @check_errors
+  func.func @launcher_checks_errors(%s : !llvm.ptr, %data : !llvm.ptr) -> i32 {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func <%s : !llvm.ptr> @kernels::@first blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%data : !llvm.ptr)
+    %e = llvm.call @check_errors() : () -> i32
+    return %e : i32
+  }
+}
