@@ -14,6 +14,7 @@ module attributes {gpu.container_module} {
     }
   }
   func.func private @opaque()
+  func.func private @current_stream() -> !llvm.ptr
 
   // Two kernels on memory that does not alias: both start from the caller's
   // work and are handed back to the stream, concurrently (dependence mode)
@@ -275,6 +276,85 @@ module attributes {gpu.container_module} {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     scf.if %p {
+      gpu.on_stream <%s : !llvm.ptr> {
+      ^bb0(%t0: !gpu.async.token):
+        gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+        gpu.on_stream.yield
+      }
+    }
+    %x = memref.load %a[%c0] : memref<16xf32>
+    return %x : f32
+  }
+
+  // A region on a loop-carried stream value, which names another stream in
+  // each iteration (two streams used in turn): the host waits for the stream
+  // at the end of each iteration, before the value changes.
+  // CHECK-LABEL: func @rotating_streams
+  // CHECK:         scf.for
+  // CHECK:           gpu.on_stream.yield [%{{.*}}]
+  // CHECK-NEXT:      }
+  // CHECK-NEXT:      gpu.on_stream <%[[S:.*]] : !llvm.ptr> {
+  // CHECK-NEXT:      ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHECK-NEXT:        gpu.wait [%[[T]]]
+  // CHECK-NEXT:        gpu.on_stream.yield
+  // CHECK-NEXT:      }
+  // CHECK-NEXT:      scf.yield
+  // CHAIN-LABEL: func @rotating_streams
+  // CHAIN:         scf.for
+  // CHAIN:           gpu.on_stream.yield [%{{.*}}]
+  // CHAIN-NEXT:      }
+  // CHAIN-NEXT:      gpu.on_stream <%[[S:.*]] : !llvm.ptr> {
+  // CHAIN-NEXT:      ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHAIN-NEXT:        gpu.wait [%[[T]]]
+  // CHAIN-NEXT:        gpu.on_stream.yield
+  // CHAIN-NEXT:      }
+  // CHAIN-NEXT:      scf.yield
+  func.func @rotating_streams(%s1 : !llvm.ptr, %s2 : !llvm.ptr,
+                              %a : memref<16xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %r:2 = scf.for %i = %c0 to %c4 step %c1 iter_args(%s = %s1, %o = %s2)
+        -> (!llvm.ptr, !llvm.ptr) {
+      gpu.on_stream <%s : !llvm.ptr> {
+      ^bb0(%t0: !gpu.async.token):
+        gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+        gpu.on_stream.yield
+      }
+      scf.yield %o, %s : !llvm.ptr, !llvm.ptr
+    }
+    return
+  }
+
+  // A region on a stream that a branch obtains: the stream value is gone
+  // after the scf.if, so the host waits for it at the end of the branch.
+  // CHECK-LABEL: func @stream_in_branch
+  // CHECK:         scf.if
+  // CHECK:           gpu.on_stream.yield [%{{.*}}]
+  // CHECK-NEXT:      }
+  // CHECK-NEXT:      gpu.on_stream <%{{.*}} : !llvm.ptr> {
+  // CHECK-NEXT:      ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHECK-NEXT:        gpu.wait [%[[T]]]
+  // CHECK-NEXT:        gpu.on_stream.yield
+  // CHECK-NEXT:      }
+  // CHECK-NEXT:    }
+  // CHECK-NEXT:    memref.load
+  // CHAIN-LABEL: func @stream_in_branch
+  // CHAIN:         scf.if
+  // CHAIN:           gpu.on_stream.yield [%{{.*}}]
+  // CHAIN-NEXT:      }
+  // CHAIN-NEXT:      gpu.on_stream <%{{.*}} : !llvm.ptr> {
+  // CHAIN-NEXT:      ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHAIN-NEXT:        gpu.wait [%[[T]]]
+  // CHAIN-NEXT:        gpu.on_stream.yield
+  // CHAIN-NEXT:      }
+  // CHAIN-NEXT:    }
+  // CHAIN-NEXT:    memref.load
+  func.func @stream_in_branch(%a : memref<16xf32>, %p : i1) -> f32 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    scf.if %p {
+      %s = func.call @current_stream() : () -> !llvm.ptr
       gpu.on_stream <%s : !llvm.ptr> {
       ^bb0(%t0: !gpu.async.token):
         gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)

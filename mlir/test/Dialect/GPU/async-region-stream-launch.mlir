@@ -126,6 +126,67 @@ module attributes {gpu.container_module} {
     return %x : f32
   }
 
+  // Launches on a loop-carried stream value, which names another stream in
+  // each iteration: the host waits for the stream at the end of each
+  // iteration, before the value changes; a launch on a stream that a branch
+  // obtains is waited for at the end of the branch, where its value is gone.
+  // CHECK-LABEL: func @launch_streams_in_scf
+  // CHECK:         scf.for
+  // CHECK-NEXT:      gpu.launch_func <%[[S:.*]] : !llvm.ptr>
+  // CHECK-NEXT:      gpu.on_stream <%[[S]] : !llvm.ptr> {
+  // CHECK-NEXT:      ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHECK-NEXT:        gpu.wait [%[[T]]]
+  // CHECK-NEXT:        gpu.on_stream.yield
+  // CHECK-NEXT:      }
+  // CHECK-NEXT:      scf.yield
+  // CHECK:         scf.if
+  // CHECK-NEXT:      %[[S2:.*]] = func.call @current_stream_of
+  // CHECK-NEXT:      gpu.launch_func <%[[S2]] : !llvm.ptr>
+  // CHECK-NEXT:      gpu.on_stream <%[[S2]] : !llvm.ptr> {
+  // CHECK-NEXT:      ^bb0(%[[T2:.*]]: !gpu.async.token):
+  // CHECK-NEXT:        gpu.wait [%[[T2]]]
+  // CHECK-NEXT:        gpu.on_stream.yield
+  // CHECK-NEXT:      }
+  // CHECK-NEXT:    }
+  // CHECK-NEXT:    memref.load
+  // CHAIN-LABEL: func @launch_streams_in_scf
+  // CHAIN:         scf.for
+  // CHAIN-NEXT:      gpu.launch_func <%[[S:.*]] : !llvm.ptr>
+  // CHAIN-NEXT:      gpu.on_stream <%[[S]] : !llvm.ptr> {
+  // CHAIN-NEXT:      ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHAIN-NEXT:        gpu.wait [%[[T]]]
+  // CHAIN-NEXT:        gpu.on_stream.yield
+  // CHAIN-NEXT:      }
+  // CHAIN-NEXT:      scf.yield
+  // CHAIN:         scf.if
+  // CHAIN-NEXT:      %[[S2:.*]] = func.call @current_stream_of
+  // CHAIN-NEXT:      gpu.launch_func <%[[S2]] : !llvm.ptr>
+  // CHAIN-NEXT:      gpu.on_stream <%[[S2]] : !llvm.ptr> {
+  // CHAIN-NEXT:      ^bb0(%[[T2:.*]]: !gpu.async.token):
+  // CHAIN-NEXT:        gpu.wait [%[[T2]]]
+  // CHAIN-NEXT:        gpu.on_stream.yield
+  // CHAIN-NEXT:      }
+  // CHAIN-NEXT:    }
+  // CHAIN-NEXT:    memref.load
+  func.func private @current_stream_of(memref<16xf32>) -> !llvm.ptr
+  func.func @launch_streams_in_scf(%s1 : !llvm.ptr, %s2 : !llvm.ptr,
+                                   %a : memref<16xf32>, %p : i1) -> f32 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %r:2 = scf.for %i = %c0 to %c2 step %c1 iter_args(%s = %s1, %o = %s2)
+        -> (!llvm.ptr, !llvm.ptr) {
+      gpu.launch_func <%s : !llvm.ptr> @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      scf.yield %o, %s : !llvm.ptr, !llvm.ptr
+    }
+    scf.if %p {
+      %s3 = func.call @current_stream_of(%a) : (memref<16xf32>) -> !llvm.ptr
+      gpu.launch_func <%s3 : !llvm.ptr> @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+    }
+    %x = memref.load %a[%c0] : memref<16xf32>
+    return %x : f32
+  }
+
   // A launch on the region's own stream in its body hands its work to the
   // stream too: the host waits for it after the region, before it reads.
   // CHECK-LABEL: func @launch_in_region

@@ -309,16 +309,26 @@ static bool passesHandedWork(Operation *op) {
 
 /// Returns whether the work handed to streams in `block` stays pending at its
 /// end: the block returns control to its parent op (see passesHandedWork) or
-/// to the next iteration of the loop.
+/// to the next iteration of the loop. Work handed to a stream defined in the
+/// parent op is waited for all the same (see isDefinedIn).
 static bool keepsHandedWork(Block *block) {
   return passesHandedWork(block->getParentOp()) && !block->empty() &&
          isa<RegionBranchTerminatorOpInterface>(block->back());
 }
 
+/// Returns whether `value` is defined in `scope`: by an op nested in it, or
+/// as an argument of one of its blocks (a loop's iter_arg).
+static bool isDefinedIn(Value value, Operation *scope) {
+  return scope->isAncestor(value.getParentBlock()->getParentOp());
+}
+
 /// Collects into `handed` the work that the ops nested in `op` may hand to
 /// streams: what their launches on streams access, and everything for each
 /// gpu.on_stream that may hand work over. This is the work pending after `op`
-/// and, if `op` is a loop, at the start of each iteration.
+/// and, if `op` is a loop, at the start of each iteration. A stream defined in
+/// `op` is left out: after `op` its value is gone, and in the next iteration
+/// it may name another stream; the work handed to it is waited for at the
+/// end of its block.
 static void collectHandedWork(Operation *op, GpuAccessAnalysis &accesses,
                               SmallVectorImpl<HandedWork> &handed) {
   op->walk([&](Operation *nested) {
@@ -331,6 +341,10 @@ static void collectHandedWork(Operation *op, GpuAccessAnalysis &accesses,
     auto onStreamOp = dyn_cast<gpu::OnStreamOp>(nested);
     if (onStreamOp && mayHandOverWork(onStreamOp))
       addHandedWork(handed, onStreamOp.getStream(), getEverything());
+  });
+  // The entries there were before are of streams defined outside `op`.
+  llvm::erase_if(handed, [&](const HandedWork &work) {
+    return isDefinedIn(work.stream, op);
   });
 }
 
@@ -480,6 +494,8 @@ private:
     // where the op is ordered after it by the stream (a gpu.on_stream on the
     // same stream, see getAccessesUnorderedWith).
     bool endsBlock = isTerminator(op) && !keepsHandedWork(op->getBlock());
+    if (isTerminator(op) && !endsBlock)
+      waitForStreamsDefinedIn(op, op->getParentOp());
     if (endsBlock && !(returns && hostAccesses.empty()))
       waitForHandedStreams(op, getEverything());
     else if (!endsBlock && op->getNumRegions() == 0)
@@ -579,6 +595,19 @@ private:
                                : WalkResult::advance();
     });
     return result;
+  }
+
+  // Makes the host wait, before `op`, for the work handed to streams defined
+  // in `scope` (see collectHandedWork).
+  void waitForStreamsDefinedIn(Operation *op, Operation *scope) {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPoint(op);
+    llvm::erase_if(handedStreams, [&](const HandedWork &work) {
+      if (!isDefinedIn(work.stream, scope))
+        return false;
+      waitForStream(op, work.stream);
+      return true;
+    });
   }
 
   // Makes the host wait, before `op`, for the work handed to `stream`.
@@ -869,6 +898,10 @@ private:
   void waitForHandedStreams(PendingWork &pending, Operation *op,
                             const MemoryAccesses &opAccesses,
                             Value except = {});
+  /// Waits on the host, before `op`, for the work handed to streams defined
+  /// in `scope` (see collectHandedWork).
+  void waitForStreamsDefinedIn(PendingWork &pending, Operation *op,
+                               Operation *scope);
 
   /// The tokens of `pending` whose accesses conflict with `opAccesses`, except
   /// for accesses to results of `op` (fresh allocations).
@@ -1140,6 +1173,22 @@ void AsyncDependenceAnalysis::waitForHandedStreams(
   });
 }
 
+void AsyncDependenceAnalysis::waitForStreamsDefinedIn(PendingWork &pending,
+                                                      Operation *op,
+                                                      Operation *scope) {
+  llvm::erase_if(pending.handedStreams, [&](const HandedWork &work) {
+    if (!isDefinedIn(work.stream, scope))
+      return false;
+    LDBG() << "host waits for the work handed to a stream defined in "
+           << OpWithFlags(scope, OpPrintingFlags().skipRegions());
+    if (failed(checkStreamHostWait(work.stream, op)))
+      waitFailed = true;
+    schedule.push_back(
+        {ScheduleStep::Kind::StreamHostWait, op, nullptr, 0, {}, work.stream});
+    return true;
+  });
+}
+
 void AsyncDependenceAnalysis::scheduleStreamLaunch(gpu::LaunchFuncOp launch,
                                                    Value stream,
                                                    PendingWork &pending) {
@@ -1371,6 +1420,8 @@ LogicalResult AsyncDependenceAnalysis::scheduleBlock(Block &block,
         auto onStreamOp = dyn_cast<gpu::OnStreamOp>(op.getParentOp());
         waitForHandedStreams(pending, &op, getEverything(),
                              onStreamOp ? onStreamOp.getStream() : Value());
+      } else if (keepsHandedWork(&block)) {
+        waitForStreamsDefinedIn(pending, &op, block.getParentOp());
       }
       break;
     }
