@@ -549,28 +549,18 @@ private:
   // than `except` that may conflict with `opAccesses`.
   void waitForHandedStreams(Operation *op, const MemoryAccesses &opAccesses,
                             Value except = {}) {
-    OpBuilder::InsertionGuard guard(builder);
-    builder.setInsertionPoint(op);
-    llvm::erase_if(handedStreams, [&](const HandedWork &work) {
-      if (work.stream == except ||
-          !accesses.mayConflict(work.accesses, opAccesses))
-        return false;
-      waitForStream(op, work.stream);
-      return true;
+    waitForHandedWorkIf(op, [&](const HandedWork &work) {
+      return work.stream != except &&
+             accesses.mayConflict(work.accesses, opAccesses);
     });
   }
 
   // Makes the host wait, before `op`, an op with regions, for the work handed
   // to each stream that `op` may conflict with.
   void waitForHandedStreamsBeforeRegions(Operation *op) {
-    OpBuilder::InsertionGuard guard(builder);
-    builder.setInsertionPoint(op);
-    llvm::erase_if(handedStreams, [&](const HandedWork &work) {
-      if (!accesses.mayConflict(work.accesses,
-                                getAccessesUnorderedWith(op, work.stream)))
-        return false;
-      waitForStream(op, work.stream);
-      return true;
+    waitForHandedWorkIf(op, [&](const HandedWork &work) {
+      return accesses.mayConflict(work.accesses,
+                                  getAccessesUnorderedWith(op, work.stream));
     });
   }
 
@@ -600,25 +590,28 @@ private:
   // Makes the host wait, before `op`, for the work handed to streams defined
   // in `scope` (see collectHandedWork).
   void waitForStreamsDefinedIn(Operation *op, Operation *scope) {
-    OpBuilder::InsertionGuard guard(builder);
-    builder.setInsertionPoint(op);
-    llvm::erase_if(handedStreams, [&](const HandedWork &work) {
-      if (!isDefinedIn(work.stream, scope))
-        return false;
-      waitForStream(op, work.stream);
-      return true;
+    waitForHandedWorkIf(op, [&](const HandedWork &work) {
+      return isDefinedIn(work.stream, scope);
     });
   }
 
-  // Makes the host wait, before `op`, for the work handed to `stream`.
-  void waitForStream(Operation *op, Value stream) {
-    LDBG() << "host waits for the work handed to a stream before "
-           << OpWithFlags(op, OpPrintingFlags().skipRegions());
-    if (failed(checkStreamHostWait(stream, op))) {
-      waitFailed = true;
-      return;
-    }
-    createStreamHostWait(builder, stream, op->getLoc());
+  // Makes the host wait, before `op`, for the work handed to each stream for
+  // which `needsWait` holds, and forgets that work.
+  void waitForHandedWorkIf(Operation *op,
+                           function_ref<bool(const HandedWork &)> needsWait) {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPoint(op);
+    llvm::erase_if(handedStreams, [&](const HandedWork &work) {
+      if (!needsWait(work))
+        return false;
+      LDBG() << "host waits for the work handed to a stream before "
+             << OpWithFlags(op, OpPrintingFlags().skipRegions());
+      if (failed(checkStreamHostWait(work.stream, op)))
+        waitFailed = true;
+      else
+        createStreamHostWait(builder, work.stream, op->getLoc());
+      return true;
+    });
   }
 
   // Records the work that `op` hands to streams: a gpu.on_stream its exits,
@@ -902,6 +895,10 @@ private:
   /// in `scope` (see collectHandedWork).
   void waitForStreamsDefinedIn(PendingWork &pending, Operation *op,
                                Operation *scope);
+  /// Waits on the host, before `op`, for the work handed to each stream for
+  /// which `needsWait` holds, and forgets that work.
+  void waitForHandedWorkIf(PendingWork &pending, Operation *op,
+                           function_ref<bool(const HandedWork &)> needsWait);
 
   /// The tokens of `pending` whose accesses conflict with `opAccesses`, except
   /// for accesses to results of `op` (fresh allocations).
@@ -1159,28 +1156,28 @@ void AsyncDependenceAnalysis::scheduleStreamToken(gpu::WaitOp wait,
 void AsyncDependenceAnalysis::waitForHandedStreams(
     PendingWork &pending, Operation *op, const MemoryAccesses &opAccesses,
     Value except) {
-  llvm::erase_if(pending.handedStreams, [&](const HandedWork &work) {
-    if (work.stream == except ||
-        !accesses.mayConflict(work.accesses, opAccesses))
-      return false;
-    LDBG() << "host waits for the work handed to a stream before "
-           << OpWithFlags(op, OpPrintingFlags().skipRegions());
-    if (failed(checkStreamHostWait(work.stream, op)))
-      waitFailed = true;
-    schedule.push_back(
-        {ScheduleStep::Kind::StreamHostWait, op, nullptr, 0, {}, work.stream});
-    return true;
+  waitForHandedWorkIf(pending, op, [&](const HandedWork &work) {
+    return work.stream != except &&
+           accesses.mayConflict(work.accesses, opAccesses);
   });
 }
 
 void AsyncDependenceAnalysis::waitForStreamsDefinedIn(PendingWork &pending,
                                                       Operation *op,
                                                       Operation *scope) {
+  waitForHandedWorkIf(pending, op, [&](const HandedWork &work) {
+    return isDefinedIn(work.stream, scope);
+  });
+}
+
+void AsyncDependenceAnalysis::waitForHandedWorkIf(
+    PendingWork &pending, Operation *op,
+    function_ref<bool(const HandedWork &)> needsWait) {
   llvm::erase_if(pending.handedStreams, [&](const HandedWork &work) {
-    if (!isDefinedIn(work.stream, scope))
+    if (!needsWait(work))
       return false;
-    LDBG() << "host waits for the work handed to a stream defined in "
-           << OpWithFlags(scope, OpPrintingFlags().skipRegions());
+    LDBG() << "host waits for the work handed to a stream before "
+           << OpWithFlags(op, OpPrintingFlags().skipRegions());
     if (failed(checkStreamHostWait(work.stream, op)))
       waitFailed = true;
     schedule.push_back(
