@@ -62,11 +62,13 @@ execute_region and async.execute bodies):
             those from a statement on (the ones before run outside it); after
             the region, none, a host load of an argument, a kernel on one,
             or a launch on %stream (then maybe a host load); launches on
-            %stream among the statements too (in loops and branches with
-            --control-flow; not in async.execute bodies). The region and
-            the launches hand their work to the stream, the host does not
-            wait for it at the return; the pass's input is read in program
-            order (a launch on the stream complete for the next statement);
+            %stream and calls of @launch_on(%stream, buffer), which launches
+            on it and returns, among the statements too (in loops and
+            branches with --control-flow; not in async.execute bodies). The
+            region and the launches hand their work to the stream, the host
+            does not wait for it at the return; the pass's input is read in
+            program order (a launch on the stream complete for the next
+            statement);
   barrier   kernels with gpu.barrier and workgroup memory (an attribution,
             or gpu.dynamic_shared_memory through memref.view, launched with
             dynamic_shared_memory_size) besides their argument effects;
@@ -357,6 +359,21 @@ STREAM_DECLS = """  llvm.func @mgpuStreamCreate() -> !llvm.ptr
   llvm.func @mgpuStreamDestroy(!llvm.ptr)
 """
 
+# A function that gets a caller's stream and launches on it, leaving the
+# work on the stream when it returns (the pass does not look into callees).
+STREAM_FUNCTIONS = f"""  func.func private @launch_on(%s : !llvm.ptr, %m : {MEMREF}) {{
+    %c1 = arith.constant 1 : index
+    gpu.launch_func <%s : !llvm.ptr> @kernels::@k{len(KERNELS) - 1} blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%m : {MEMREF}, %m : {MEMREF})
+    return
+  }}
+"""
+
+
+def stream_call_text(buffer):
+    """A call that hands the caller's stream to @launch_on with `buffer`."""
+    return (f"func.call @launch_on(%stream, {buffer}) : "
+            f"(!llvm.ptr, {MEMREF}) -> ()")
+
 
 def pointer_kernel_text(index, spec):
     body = ["      %c0 = arith.constant 0 : index",
@@ -564,8 +581,9 @@ class Program:
                                   not self.in_async and not self.stream and
                                   self.cfg_depth < 2),
                  # A launch on the caller's stream, inside the region on it
-                 # or before it.
-                 "stream_launch": 1.5 * (self.stream and not self.in_async)}
+                 # or before it, and a call that launches on it.
+                 "stream_launch": 1.5 * (self.stream and not self.in_async),
+                 "stream_call": 0.75 * (self.stream and not self.in_async)}
         return [(k, w) for k, w in kinds.items() if w]
 
     def generate(self):
@@ -596,6 +614,8 @@ class Program:
             k = rng.randrange(len(KERNELS))
             a, b = self.device_buffer(), self.device_buffer()
             self.op(stream_launch_text(k, a, b))
+        elif kind == "stream_call":
+            self.op(stream_call_text(self.device_buffer()))
         elif kind == "memcpy":
             dst, src = self.any_buffer(), self.any_buffer()
             if dst == src:
@@ -1343,8 +1363,10 @@ class ControlFlowProgram(Program):
                 "blocks": 1.5 * ("blocks" in self.shapes and
                                  scope.depth == 0 and not scope.in_async and
                                  not self.stream),
-                # A launch on the caller's stream, in loops and branches too.
-                "stream_launch": 1.5 * (self.stream and not scope.in_async)}
+                # A launch on the caller's stream, in loops and branches too,
+                # and a call that launches on it.
+                "stream_launch": 1.5 * (self.stream and not scope.in_async),
+                "stream_call": 0.75 * (self.stream and not scope.in_async)}
             kinds.update((k, w) for k, w in shape_kinds.items() if w)
             if scope.in_async:
                 kinds["select"] = 0
@@ -1529,6 +1551,11 @@ class ControlFlowProgram(Program):
 
     def gen_stream_launch(self, scope):
         self.gen_launch(scope, stream_launch_text)
+
+    def gen_stream_call(self, scope):
+        b = scope.pick(self.rng, dev=True, write=True)
+        if b:
+            self.op(stream_call_text(b.name))
 
     def gen_memcpy(self, scope):
         dst = scope.pick(self.rng, write=True)
@@ -1803,7 +1830,8 @@ def module_text(programs, control_flow, shapes=()):
     return ("module attributes {gpu.container_module} {\n"
             "  gpu.module @kernels {\n" + kernels + "  }\n" +
             (BINARY_TEXT if shapes else "") +
-            (STREAM_DECLS if any(p.stream for p in programs) else "") +
+            (STREAM_DECLS + STREAM_FUNCTIONS
+             if any(p.stream for p in programs) else "") +
             (HOST_FUNCTIONS if control_flow else "") +
             (SHAPE_FUNCTIONS if control_flow and shapes else "") +
             "".join(p.text() for p in programs) + main_function(programs) +

@@ -52,9 +52,6 @@ output as a program and trusts nothing the pass says about itself:
     value: by that set; a value's await returns the value), so a body that
     awaits another body (made outside it or in it) sees that body's
     completed work, and so does whoever awaits it in turn;
-  - `gpu.wait [%t...] <%s>` (a caller's stream %s, a !llvm.ptr argument)
-    hands work over: the stream's set grows by the tokens' sets, the host's
-    does not;
   - `gpu.on_stream <%s>` (a caller's stream) runs its body with the entry
     token bound to the stream's set; every GPU op lexically nested in the
     body happens after that set (the op's entry rule, which -gpu-to-llvm
@@ -209,7 +206,8 @@ class Handle:
 
 class Stream:
     """A caller's stream (a !llvm.ptr function argument); `handed` is the mask
-    of the GPU work handed over to it (`gpu.wait [...] <%s>`)."""
+    of the GPU work handed over to it (by gpu.on_stream exits and launches on
+    it)."""
 
     __slots__ = ("name", "handed")
 
@@ -929,16 +927,8 @@ class Interpreter:
                         if t == TOKEN]
         if name == "gpu.wait":
             if others:
-                # `gpu.wait [...] <%s>`: the caller's stream waits, the host
-                # does not.
-                stream = self.value(env, others[0])
-                if token_result or not isinstance(stream, Stream):
-                    raise Unsupported("gpu.wait on a stream: only the "
-                                      "hand-over to a stream argument "
-                                      "(gpu.wait [...] <%s>) is modelled")
-                if not self.drop_token_deps:
-                    stream.handed |= deps
-            elif token_result:
+                raise Unsupported("gpu.wait with a non-token operand")
+            if token_result:
                 entry = 0 if self.drop_token_deps else self.entry_mask()
                 self.bind(op, env, [Token(deps | entry)])
             elif not self.drop_host_waits:

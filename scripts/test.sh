@@ -102,7 +102,7 @@ if [[ $("${BUILD_DIR}/bin/mlir-opt" --help) == *max-streams* ]] &&
   # barriers and shared memory, linalg ops, multi-block bodies) in every
   # mode, the default one also against upstream's pass, once the series has
   # caller streams.
-  if [[ -f ${SRC_DIR}/mlir/test/Dialect/GPU/async-region-caller-stream.mlir ]]; then
+  if [[ -f ${SRC_DIR}/mlir/test/Dialect/GPU/async-region-on-stream.mlir ]]; then
     oracle_runs+=("-gpu-async-region --shapes all --compare-upstream"
       "-gpu-async-region --shapes all --control-flow --compare-upstream --run"
       "-gpu-async-region=max-streams=2 --shapes all --control-flow --run"

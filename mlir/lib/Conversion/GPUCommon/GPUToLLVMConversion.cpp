@@ -324,15 +324,6 @@ struct GpuRuntimeCallBuilders {
   /// lifetime of these streams, and only of these, and removes the mark.
   static constexpr StringLiteral kLoweredStreamAttrName = "gpu.lowered_stream";
 
-  /// Returns whether `stream` was created by createStream: the lowering
-  /// owns it. Any other stream (the `asyncObject` of a launch, which the
-  /// token of that launch stands for) is the caller's: the lowering never
-  /// synchronizes, destroys or replaces it.
-  static bool isLoweredStream(Value stream) {
-    auto create = stream.getDefiningOp<LLVM::CallOp>();
-    return create && create->hasAttr(kLoweredStreamAttrName);
-  }
-
   /// Creates a stream whose lifetime finalizeGpuStreamLifetimes manages.
   Value createStream(Location loc, OpBuilder &builder) const {
     LLVM::CallOp create = streamCreateCallBuilder.create(loc, builder, {});
@@ -760,47 +751,6 @@ static LogicalResult checkExplicitStreamTokens(Operation *root) {
   return failure(result.wasInterrupted());
 }
 
-/// Returns whether the async token `token` lowers to a stream that the
-/// lowering does not own: the token of an op on an explicit stream
-/// (`asyncObject`) stands for that stream, which is the caller's.
-static bool isCallerStreamToken(Value token) {
-  Operation *producer = token.getDefiningOp();
-  if (auto wait = dyn_cast_or_null<gpu::WaitOp>(producer))
-    return wait.getAsyncToken() == token && wait.getAsyncObject();
-  auto launch = dyn_cast_or_null<gpu::LaunchFuncOp>(producer);
-  return launch && launch.getAsyncToken() == token && launch.getAsyncObject();
-}
-
-/// Gives each caller's stream token (see isCallerStreamToken) only uses that
-/// keep the caller's stream as it is: an async GPU op that depends on it
-/// continues on the stream (or forks from it, see makeForksExplicit), and a
-/// `gpu.wait` without a result waits for an event recorded on it. Any other
-/// use gets a `gpu.wait async` on the token right before it, a stream of the
-/// lowering's own that waits for an event recorded on the caller's: a
-/// token-less op would synchronize the stream it ran on, and a terminator,
-/// call, branch or loop that passes the token across a region boundary would
-/// pass the stream where an event is expected, to be waited for and
-/// destroyed as one.
-static void forkCallerStreamTokens(Operation *root) {
-  SmallVector<OpOperand *> uses;
-  walkHostOps(root, [&](Operation *op) {
-    auto asyncOp = dyn_cast<gpu::AsyncOpInterface>(op);
-    bool keepsStream = (asyncOp && asyncOp.getAsyncToken()) ||
-                       (isa<gpu::WaitOp>(op) && op->getNumResults() == 0);
-    for (OpOperand &operand : op->getOpOperands())
-      if (isCallerStreamToken(operand.get()) && !keepsStream)
-        uses.push_back(&operand);
-    return WalkResult::advance();
-  });
-  for (OpOperand *use : uses) {
-    OpBuilder builder(use->getOwner());
-    Value token = use->get();
-    use->set(gpu::WaitOp::create(builder, token.getLoc(), token.getType(),
-                                 ValueRange(token))
-                 .getAsyncToken());
-  }
-}
-
 /// Returns whether `token` is the entry token of a gpu.on_stream body.
 static bool isOnStreamEntryToken(Value token) {
   auto argument = dyn_cast<BlockArgument>(token);
@@ -808,17 +758,6 @@ static bool isOnStreamEntryToken(Value token) {
          isa<gpu::OnStreamOp>(argument.getOwner()->getParentOp());
 }
 
-/// Orders every GPU op in the body of each gpu.on_stream after the work that
-/// was enqueued on its stream before the op, as the op requires, also where
-/// the input does not say so: a token-based or synchronous GPU op gets the
-/// entry token as a dependency unless one of its dependencies is the token
-/// of an op of the same block that is ordered after it already. Otherwise an
-/// op whose dependencies all come from elsewhere (tokens from outside the
-/// body, a loop's iter_arg), or that has none, would start on a stream that
-/// does not wait for the caller's work, and would escape a graph capture of
-/// that stream. A host `gpu.wait` and an op on a stream of its own (an
-/// `asyncObject`; `gpu.wait async <%s>` too, whose token is that stream's
-/// work) are left as they are.
 /// Returns the op whose region receives the body of `onStreamOp` when it is
 /// inlined: its parent, or where the parent is a gpu.on_stream whose body has
 /// one block (inlined in place), that op's receiver.
@@ -860,6 +799,16 @@ static LogicalResult checkOnStreamBodies(Operation *root) {
   return failure(result.wasInterrupted());
 }
 
+/// Orders every GPU op in the body of each gpu.on_stream after the work that
+/// was enqueued on its stream before the op, as the op requires, also where
+/// the input does not say so: a token-based or synchronous GPU op gets the
+/// entry token as a dependency unless one of its dependencies is the token
+/// of an op of the same block that is ordered after it already. Otherwise an
+/// op whose dependencies all come from elsewhere (tokens from outside the
+/// body, a loop's iter_arg), or that has none, would start on a stream that
+/// does not wait for the caller's work, and would escape a graph capture of
+/// that stream. A host `gpu.wait` and a launch on a stream of its own (an
+/// `asyncObject`) are left as they are.
 static void orderOnStreamBodiesAfterEntry(Operation *root) {
   SmallVector<gpu::OnStreamOp> onStreamOps;
   walkHostOps(root, [&](Operation *op) {
@@ -875,8 +824,7 @@ static void orderOnStreamBodiesAfterEntry(Operation *root) {
         auto asyncOp = dyn_cast<gpu::AsyncOpInterface>(&op);
         auto launch = dyn_cast<gpu::LaunchFuncOp>(&op);
         auto wait = dyn_cast<gpu::WaitOp>(&op);
-        if (!asyncOp ||
-            (wait && (!wait.getAsyncToken() || wait.getAsyncObject())) ||
+        if (!asyncOp || (wait && !wait.getAsyncToken()) ||
             (launch && launch.getAsyncObject()))
           continue;
         if (llvm::none_of(asyncOp.getAsyncDependencies(),
@@ -1227,7 +1175,6 @@ LogicalResult mlir::prepareGpuAsyncTokensForLLVM(Operation *root) {
     return failure();
   orderOnStreamBodiesAfterEntry(root);
   joinSelectedTokens(root);
-  forkCallerStreamTokens(root);
   normalizeEventTokens(root);
   makeForksExplicit(root);
   return success();
@@ -1711,10 +1658,8 @@ void ConvertOpToGpuRuntimeCallPattern<OpTy>::replaceAsyncOp(
 }
 
 // Converts `gpu.wait` to runtime calls. The converted op synchronizes the host
-// with the stream/event operands; with an `asyncObject`, it makes that stream
-// wait for them instead, without blocking the host. Event operands are
-// consumed (destroyed); streams are destroyed after their last use by
-// finalizeGpuStreamLifetimes.
+// with the stream/event operands. Event operands are consumed (destroyed);
+// streams are destroyed after their last use by finalizeGpuStreamLifetimes.
 LogicalResult ConvertWaitOpToGpuRuntimeCallPattern::matchAndRewrite(
     gpu::WaitOp waitOp, OpAdaptor adaptor,
     ConversionPatternRewriter &rewriter) const {
@@ -1722,21 +1667,6 @@ LogicalResult ConvertWaitOpToGpuRuntimeCallPattern::matchAndRewrite(
     return rewriter.notifyMatchFailure(waitOp, "Cannot convert async op.");
 
   Location loc = waitOp.getLoc();
-
-  if (Value stream = adaptor.getAsyncObject()) {
-    if (stream.getType() != llvmPointerType)
-      return rewriter.notifyMatchFailure(
-          waitOp, "the async object of gpu.wait must be an LLVM pointer");
-    // Work of the stream itself needs no event; a token listed twice is
-    // waited for once.
-    llvm::SmallDenseSet<Value, 4> waitedFor;
-    for (auto [origDependency, dependency] : llvm::zip_equal(
-             waitOp.getAsyncDependencies(), adaptor.getAsyncDependencies()))
-      if (dependency != stream && waitedFor.insert(origDependency).second)
-        waitForDependency(loc, stream, origDependency, dependency, rewriter);
-    rewriter.eraseOp(waitOp);
-    return success();
-  }
 
   // A token listed twice (canonicalization can fold a `gpu.wait async` into
   // the synchronous wait that uses it), or two tokens of one stream, are
@@ -1746,17 +1676,12 @@ LogicalResult ConvertWaitOpToGpuRuntimeCallPattern::matchAndRewrite(
            waitOp.getAsyncDependencies(), adaptor.getAsyncDependencies())) {
     if (!waitedFor.insert(operand).second)
       continue;
-    if (isStreamToken(origOperand) && isLoweredStream(operand)) {
+    if (isStreamToken(origOperand)) {
       streamSynchronizeCallBuilder.create(loc, rewriter, {operand});
-      continue;
+    } else {
+      eventSynchronizeCallBuilder.create(loc, rewriter, {operand});
+      eventDestroyCallBuilder.create(loc, rewriter, {operand});
     }
-    // The host waits for the work of a caller's stream up to here, not for
-    // whatever else the caller enqueues on it later.
-    Value event = isStreamToken(origOperand)
-                      ? recordEvent(loc, rewriter, operand)
-                      : operand;
-    eventSynchronizeCallBuilder.create(loc, rewriter, {event});
-    eventDestroyCallBuilder.create(loc, rewriter, {event});
   }
 
   rewriter.eraseOp(waitOp);
@@ -1771,16 +1696,6 @@ LogicalResult ConvertWaitAsyncOpToGpuRuntimeCallPattern::matchAndRewrite(
     ConversionPatternRewriter &rewriter) const {
   if (!waitOp.getAsyncToken())
     return rewriter.notifyMatchFailure(waitOp, "Can only convert async op.");
-
-  // The token of a stream is that stream, which the lowering does not own
-  // (see isLoweredStream).
-  if (Value stream = adaptor.getAsyncObject()) {
-    if (stream.getType() != llvmPointerType)
-      return rewriter.notifyMatchFailure(
-          waitOp, "the async object of gpu.wait must be an LLVM pointer");
-    rewriter.replaceOp(waitOp, {stream});
-    return success();
-  }
 
   // Nothing waits for an unused token: only release the events it consumes.
   if (waitOp.getAsyncToken().use_empty()) {
@@ -1968,16 +1883,10 @@ LogicalResult LegalizeLaunchFuncOpPattern::matchAndRewrite(
 
   // A launch on an explicit stream (`asyncObject`, the caller's) runs on it
   // as it is: that stream is the caller's to synchronize and destroy, and the
-  // verifier rejects async dependencies next to it. Its async token, if any,
-  // stands for that stream, which the lowering does not own (see
-  // isLoweredStream). A synchronous launch without dependencies keeps no
-  // stream: the LLVM translation runs it on a stream of its own and waits for
-  // it.
+  // verifier rejects async dependencies and an async token next to it. A
+  // synchronous launch without dependencies keeps no stream: the LLVM
+  // translation runs it on a stream of its own and waits for it.
   Value stream = adaptor.getAsyncObject();
-  if (stream && launchOp.getAsyncToken() && stream.getType() != llvmPointerType)
-    return rewriter.notifyMatchFailure(
-        launchOp, "the async token of a launch on an explicit stream needs "
-                  "the stream to be an LLVM pointer");
   if (!stream &&
       (launchOp.getAsyncToken() || !launchOp.getAsyncDependencies().empty()))
     stream =
@@ -2000,7 +1909,7 @@ LogicalResult LegalizeLaunchFuncOpPattern::matchAndRewrite(
       stream, clusterSize);
   if (launchOp.getCooperative())
     newLaunchOp.setCooperative(true);
-  if (launchOp.getAsyncToken() || (stream && !launchOp.getAsyncObject()))
+  if (stream && !launchOp.getAsyncObject())
     replaceAsyncOp(launchOp, stream, {}, rewriter);
   else
     rewriter.eraseOp(launchOp);

@@ -7,6 +7,12 @@
 
 module attributes {gpu.container_module} {
 
+  gpu.module @kernels {
+    gpu.func @kernel() kernel {
+      gpu.return
+    }
+  }
+
   // CHECK-LABEL: func @entry_and_exit
   // CHECK-SAME:    (%[[S:[^:]*]]: !llvm.ptr,
   // CHECK:         %[[E0:.*]] = llvm.call @mgpuEventCreate()
@@ -66,22 +72,22 @@ module attributes {gpu.container_module} {
     return
   }
 
-  // A stream's own token in the body (`gpu.wait async <%s2>`) is left alone;
-  // the memset that depends on it runs on %s2 after the entry event too.
-  // CHECK-LABEL: func @stream_token_in_body
+  // A launch on another stream in the body (`gpu.launch_func <%s2>`) runs on
+  // that stream as it is: the stream-based model, with no token to depend on
+  // the entry event.
+  // CHECK-LABEL: func @stream_launch_in_body
   // CHECK-SAME:    (%[[S:[^:]*]]: !llvm.ptr, %[[S2:[^:]*]]: !llvm.ptr,
-  // CHECK:         %[[E0:.*]] = llvm.call @mgpuEventCreate()
-  // CHECK-NEXT:    llvm.call @mgpuEventRecord(%[[E0]], %[[S]])
-  // CHECK:         llvm.call @mgpuStreamWaitEvent(%[[S2]], %[[E0]])
-  // CHECK-NEXT:    llvm.call @mgpuEventDestroy(%[[E0]])
-  // CHECK-NEXT:    llvm.call @mgpuMemset32({{.*}}, %[[S2]])
-  func.func @stream_token_in_body(%s : !llvm.ptr, %s2 : !llvm.ptr,
-                                  %buf : memref<16xi32>, %v : i32) {
+  // CHECK-NOT:     llvm.call
+  // CHECK:         gpu.launch_func <%[[S2]] : !llvm.ptr> @kernels::@kernel
+  // CHECK-NOT:     llvm.call
+  // CHECK:         llvm.return
+  func.func @stream_launch_in_body(%s : !llvm.ptr, %s2 : !llvm.ptr,
+                                   %sz : index) {
     gpu.on_stream <%s : !llvm.ptr> {
     ^bb0(%t0: !gpu.async.token):
-      %x = gpu.wait async <%s2 : !llvm.ptr>
-      %t1 = gpu.memset async [%x] %buf, %v : memref<16xi32>, i32
-      gpu.on_stream.yield [%t1]
+      gpu.launch_func <%s2 : !llvm.ptr> @kernels::@kernel
+          blocks in (%sz, %sz, %sz) threads in (%sz, %sz, %sz)
+      gpu.on_stream.yield
     }
     return
   }

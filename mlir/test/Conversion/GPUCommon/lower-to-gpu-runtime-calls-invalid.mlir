@@ -19,27 +19,6 @@ func.func @launch_not_outlined(%sz : index, %mem : memref<?xf32>, %f : f32) {
 
 // -----
 
-// The async token of a launch on an explicit stream stands for that stream,
-// which must then be an LLVM pointer.
-// CHECK: error: failed to legalize operation 'gpu.launch_func'
-module attributes {gpu.container_module} {
-  gpu.module @kernels {
-    gpu.func @kernel() kernel {
-      gpu.return
-    }
-  }
-
-  func.func @explicit_stream_token(%stream : i64, %sz : index) {
-    // expected-error @+1 {{failed to legalize operation 'gpu.launch_func'}}
-    %t = gpu.launch_func async <%stream : i64> @kernels::@kernel
-        blocks in (%sz, %sz, %sz) threads in (%sz, %sz, %sz)
-    gpu.wait [%t]
-    return
-  }
-}
-
-// -----
-
 // A kernel operand with no LLVM type.
 // CHECK: error: failed to legalize operation 'gpu.launch_func'
 module attributes {gpu.container_module} {
@@ -198,27 +177,6 @@ module attributes {gpu.container_module} {
     }
     return %r : f32
   }
-}
-
-// -----
-
-// The stream of a gpu.wait must be an LLVM pointer.
-// CHECK: error: failed to legalize operation 'gpu.wait'
-func.func @wait_on_non_pointer_stream(%stream : i64) {
-  %t0 = gpu.wait async
-  // expected-error @+1 {{failed to legalize operation 'gpu.wait'}}
-  gpu.wait [%t0] <%stream : i64>
-  return
-}
-
-// -----
-
-// CHECK: error: failed to legalize operation 'gpu.wait'
-func.func @token_of_non_pointer_stream(%stream : i64) {
-  // expected-error @+1 {{failed to legalize operation 'gpu.wait'}}
-  %t0 = gpu.wait async <%stream : i64>
-  gpu.wait [%t0]
-  return
 }
 
 // -----

@@ -320,3 +320,198 @@ module attributes {gpu.container_module} {
     return %e : i32
   }
 }
+
+// -----
+
+// An op of unknown effects (a call) that a stream of the function dominates
+// may launch work on that stream and leave it pending, as a function compiled
+// by this pass does at its return: after the op, the host waits for the
+// stream before a host op or GPU op that may touch memory (or at the end of
+// a block) as after a launch on it. Which values are streams: the streams of
+// the function's gpu.on_stream ops and launches on a stream.
+
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @scale(%a : memref<16xf32>) kernel {
+      %c0 = arith.constant 0 : index
+      %x = memref.load %a[%c0] : memref<16xf32>
+      memref.store %x, %a[%c0] : memref<16xf32>
+      gpu.return
+    }
+  }
+
+  func.func private @launch_scale(!llvm.ptr, memref<16xf32>)
+  func.func private @log()
+
+  // The call gets %s and may launch on it: the host waits for %s before it
+  // reads %a, which the launch on %s before the call does not access.
+  // CHECK-LABEL: func @call_then_host
+  // CHECK:         gpu.launch_func <%[[S:.*]] : !llvm.ptr>
+  // CHECK-NEXT:    gpu.on_stream <%[[S]] : !llvm.ptr> {
+  // CHECK:         call @launch_scale
+  // CHECK-NEXT:    gpu.on_stream <%[[S]] : !llvm.ptr> {
+  // CHECK-NEXT:    ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHECK-NEXT:      gpu.wait [%[[T]]]
+  // CHECK-NEXT:      gpu.on_stream.yield
+  // CHECK-NEXT:    }
+  // CHECK-NEXT:    memref.load
+  // CHAIN-LABEL: func @call_then_host
+  // CHAIN:         gpu.launch_func <%[[S:.*]] : !llvm.ptr>
+  // CHAIN-NEXT:    gpu.on_stream <%[[S]] : !llvm.ptr> {
+  // CHAIN:         call @launch_scale
+  // CHAIN-NEXT:    gpu.on_stream <%[[S]] : !llvm.ptr> {
+  // CHAIN-NEXT:    ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHAIN-NEXT:      gpu.wait [%[[T]]]
+  // CHAIN-NEXT:      gpu.on_stream.yield
+  // CHAIN-NEXT:    }
+  // CHAIN-NEXT:    memref.load
+  func.func @call_then_host(%s : !llvm.ptr, %a : memref<16xf32> {llvm.noalias},
+                            %b : memref<16xf32> {llvm.noalias}) -> f32 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    gpu.launch_func <%s : !llvm.ptr> @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%b : memref<16xf32>)
+    call @launch_scale(%s, %a) : (!llvm.ptr, memref<16xf32>) -> ()
+    %x = memref.load %a[%c0] : memref<16xf32>
+    return %x : f32
+  }
+
+  // A kernel after the call, on a stream of the pass's own, waits for %s too
+  // (%s is a stream: a launch runs on it).
+  // CHECK-LABEL: func @call_then_gpu
+  // CHECK:         call @log
+  // CHECK-NEXT:    gpu.on_stream <%[[S:.*]] : !llvm.ptr> {
+  // CHECK-NEXT:    ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHECK-NEXT:      gpu.wait [%[[T]]]
+  // CHECK-NEXT:      gpu.on_stream.yield
+  // CHECK-NEXT:    }
+  // CHECK:         gpu.launch_func async
+  // CHAIN-LABEL: func @call_then_gpu
+  // CHAIN:         call @log
+  // CHAIN-NEXT:    gpu.on_stream <%[[S:.*]] : !llvm.ptr> {
+  // CHAIN-NEXT:    ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHAIN-NEXT:      gpu.wait [%[[T]]]
+  // CHAIN-NEXT:      gpu.on_stream.yield
+  // CHAIN-NEXT:    }
+  // CHAIN:         gpu.launch_func async
+  func.func @call_then_gpu(%s : !llvm.ptr, %a : memref<16xf32> {llvm.noalias},
+                           %b : memref<16xf32> {llvm.noalias}) {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func <%s : !llvm.ptr> @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%b : memref<16xf32>)
+    call @log() : () -> ()
+    gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+    return
+  }
+
+  // Calls in a loop: each waits for what the one before may have left on %s
+  // (the callee's host code may read it); what they leave stays pending after
+  // the loop, where the host waits for it before the load; at the return the
+  // function leaves the rest to the stream's owner.
+  // CHECK-LABEL: func @calls_in_loop
+  // CHECK:         scf.for
+  // CHECK-NEXT:      gpu.on_stream <%[[S:.*]] : !llvm.ptr> {
+  // CHECK:           call @launch_scale
+  // CHECK-NEXT:    }
+  // CHECK-NEXT:    gpu.on_stream <%[[S]] : !llvm.ptr> {
+  // CHECK-NEXT:    ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHECK-NEXT:      gpu.wait [%[[T]]]
+  // CHECK-NEXT:      gpu.on_stream.yield
+  // CHECK-NEXT:    }
+  // CHECK-NEXT:    memref.load
+  // CHECK-NOT:     gpu.on_stream
+  // CHECK:         return
+  // CHAIN-LABEL: func @calls_in_loop
+  // CHAIN:         scf.for
+  // CHAIN-NEXT:      gpu.on_stream <%[[S:.*]] : !llvm.ptr> {
+  // CHAIN:           call @launch_scale
+  // CHAIN-NEXT:    }
+  // CHAIN-NEXT:    gpu.on_stream <%[[S]] : !llvm.ptr> {
+  // CHAIN-NEXT:    ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHAIN-NEXT:      gpu.wait [%[[T]]]
+  // CHAIN-NEXT:      gpu.on_stream.yield
+  // CHAIN-NEXT:    }
+  // CHAIN-NEXT:    memref.load
+  // CHAIN-NOT:     gpu.on_stream
+  // CHAIN:         return
+  func.func @calls_in_loop(%s : !llvm.ptr, %a : memref<16xf32> {llvm.noalias},
+                           %b : memref<16xf32> {llvm.noalias},
+                           %n : index) -> f32 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    gpu.launch_func <%s : !llvm.ptr> @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%b : memref<16xf32>)
+    scf.for %i = %c0 to %n step %c1 {
+      func.call @launch_scale(%s, %a) : (!llvm.ptr, memref<16xf32>) -> ()
+    }
+    %x = memref.load %a[%c0] : memref<16xf32>
+    return %x : f32
+  }
+
+  // A call in a region on %s may launch on %s: the region hands that work to
+  // %s, and the host waits for it before the load after the region.
+  // CHECK-LABEL: func @call_in_region
+  // CHECK:         call @launch_scale
+  // CHECK-NEXT:    gpu.on_stream.yield
+  // CHECK-NEXT:    }
+  // CHECK-NEXT:    gpu.on_stream <%[[S:.*]] : !llvm.ptr> {
+  // CHECK-NEXT:    ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHECK-NEXT:      gpu.wait [%[[T]]]
+  // CHECK-NEXT:      gpu.on_stream.yield
+  // CHECK-NEXT:    }
+  // CHECK-NEXT:    memref.load
+  // CHAIN-LABEL: func @call_in_region
+  // CHAIN:         call @launch_scale
+  // CHAIN-NEXT:    gpu.on_stream.yield
+  // CHAIN-NEXT:    }
+  // CHAIN-NEXT:    gpu.on_stream <%[[S:.*]] : !llvm.ptr> {
+  // CHAIN-NEXT:    ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHAIN-NEXT:      gpu.wait [%[[T]]]
+  // CHAIN-NEXT:      gpu.on_stream.yield
+  // CHAIN-NEXT:    }
+  // CHAIN-NEXT:    memref.load
+  func.func @call_in_region(%s : !llvm.ptr, %a : memref<16xf32>) -> f32 {
+    %c0 = arith.constant 0 : index
+    gpu.on_stream <%s : !llvm.ptr> {
+    ^bb0(%t0: !gpu.async.token):
+      func.call @launch_scale(%s, %a) : (!llvm.ptr, memref<16xf32>) -> ()
+      gpu.on_stream.yield
+    }
+    %x = memref.load %a[%c0] : memref<16xf32>
+    return %x : f32
+  }
+
+  // Without a stream in the function, a call hands nothing over: no wait.
+  // CHECK-LABEL: func @call_without_stream
+  // CHECK-NOT:     gpu.on_stream
+  // CHECK:         return
+  // CHAIN-LABEL: func @call_without_stream
+  // CHAIN-NOT:     gpu.on_stream
+  // CHAIN:         return
+  func.func @call_without_stream(%p : !llvm.ptr, %a : memref<16xf32>) -> f32 {
+    %c0 = arith.constant 0 : index
+    call @launch_scale(%p, %a) : (!llvm.ptr, memref<16xf32>) -> ()
+    %x = memref.load %a[%c0] : memref<16xf32>
+    return %x : f32
+  }
+
+  // A stream defined after the call is not one the call can reach.
+  // CHECK-LABEL: func @stream_after_call
+  // CHECK:         call @log
+  // CHECK-NEXT:    %[[S:.*]] = llvm.load
+  // CHECK-NEXT:    gpu.launch_func <%[[S]] : !llvm.ptr>
+  // CHECK-NEXT:    memref.load
+  // CHAIN-LABEL: func @stream_after_call
+  // CHAIN:         call @log
+  // CHAIN-NEXT:    %[[S:.*]] = llvm.load
+  // CHAIN-NEXT:    gpu.launch_func <%[[S]] : !llvm.ptr>
+  // CHAIN-NEXT:    memref.load
+  func.func @stream_after_call(%slot : !llvm.ptr,
+                               %a : memref<16xf32> {llvm.noalias},
+                               %b : memref<16xf32> {llvm.noalias}) -> f32 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    call @log() : () -> ()
+    %s = llvm.load %slot : !llvm.ptr -> !llvm.ptr
+    gpu.launch_func <%s : !llvm.ptr> @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%b : memref<16xf32>)
+    %x = memref.load %a[%c0] : memref<16xf32>
+    return %x : f32
+  }
+}

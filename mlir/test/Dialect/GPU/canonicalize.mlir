@@ -114,24 +114,6 @@ func.func @fold_same_named_barrier(%member_count : i32) {
 
 // -----
 
-// A stream that waits for no token stays (-gpu-async-region gives it the
-// pending GPU work to wait for); an unused token of a stream goes, and a
-// token of no work is no dependency of a stream.
-// CHECK-LABEL: func @fold_stream_wait
-// CHECK-SAME:    (%[[s:.*]]: !llvm.ptr)
-func.func @fold_stream_wait(%s : !llvm.ptr) {
-  %0 = gpu.wait async <%s : !llvm.ptr>
-  gpu.wait <%s : !llvm.ptr>
-  %1 = gpu.wait async
-  gpu.wait [%1] <%s : !llvm.ptr>
-  return
-}
-// CHECK-NEXT: gpu.wait <%[[s]] : !llvm.ptr>
-// CHECK-NEXT: gpu.wait <%[[s]] : !llvm.ptr>
-// CHECK-NEXT: return
-
-// -----
-
 // Replace uses of gpu.wait op with its async dependency.
 // CHECK-LABEL: func @fold_wait_op_test2
 func.func @fold_wait_op_test2(%arg0: i1) -> (memref<5xf16>, memref<5xf16>) {

@@ -257,6 +257,24 @@ module attributes {gpu.container_module} {
 
 module attributes {gpu.container_module} {
   gpu.module @kernels {
+    gpu.func @kernel_1() kernel {
+      gpu.return
+    }
+  }
+
+  func.func @launch_func_async_token_and_async_object(%sz : index,
+                                                      %stream : !llvm.ptr) {
+    // expected-error@+1 {{cannot have both an async token and an explicit async object}}
+    %t = gpu.launch_func async <%stream : !llvm.ptr> @kernels::@kernel_1
+        blocks in (%sz, %sz, %sz) threads in (%sz, %sz, %sz)
+    return
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
     gpu.func @kernel_1(%arg1 : !llvm.ptr) {
       gpu.return
     }
@@ -743,15 +761,6 @@ func.func @sync_wait_with_result() {
 func.func @async_wait_without_result() {
   // expected-error @+1 {{custom op 'gpu.wait' needs to be named when marked 'async'}}
   gpu.wait async
-}
-
-// -----
-
-func.func @stream_token_with_dependencies(%s : !llvm.ptr) {
-  %t0 = gpu.wait async
-  // expected-error @+1 {{'gpu.wait' op with an async object and an async token cannot have async dependencies}}
-  %t1 = gpu.wait async [%t0] <%s : !llvm.ptr>
-  return
 }
 
 // -----

@@ -402,21 +402,6 @@ module attributes {gpu.container_module} {
     return
   }
 
-  func.func @stream_wait(%s : !llvm.ptr) {
-    // CHECK-LABEL: func @stream_wait
-    // CHECK-SAME:    (%[[s:.*]]: !llvm.ptr)
-    // CHECK: %[[t0:.*]] = gpu.wait async <%[[s]] : !llvm.ptr>
-    %0 = gpu.wait async <%s : !llvm.ptr>
-    // CHECK: %[[t1:.*]] = gpu.wait async [%[[t0]]]
-    %1 = gpu.wait async [%0]
-    // CHECK: gpu.wait [%[[t0]], %[[t1]]] <%[[s]] : !llvm.ptr>
-    gpu.wait [%0, %1] <%s : !llvm.ptr>
-    // CHECK: gpu.wait <%[[s]] : !llvm.ptr>
-    // CHECK-NOT: async
-    gpu.wait <%s : !llvm.ptr>
-    return
-  }
-
   func.func @memcpy(%dst : memref<3x7xf32>, %src : memref<3x7xf32, 1>) {
     // CHECK-LABEL: func @memcpy
     // CHECK: gpu.memcpy {{.*}}, {{.*}} : memref<3x7xf32>, memref<3x7xf32, 1>

@@ -469,34 +469,6 @@ static void printAsyncDependencies(OpAsmPrinter &printer, Operation *op,
   printer << llvm::interleaved_array(asyncDependencies);
 }
 
-/// Parses the operands of gpu.wait: async dependencies as above, then an
-/// optional stream.
-///   (`async`)? (`[` ssa-id-list `]`)? (`<` ssa-id `:` type `>`)?
-static ParseResult
-parseWaitOperands(OpAsmParser &parser, Type &asyncTokenType,
-                  SmallVectorImpl<OpAsmParser::UnresolvedOperand> &dependencies,
-                  std::optional<OpAsmParser::UnresolvedOperand> &asyncObject,
-                  Type &asyncObjectType) {
-  if (parseAsyncDependencies(parser, asyncTokenType, dependencies))
-    return failure();
-  if (failed(parser.parseOptionalLess()))
-    return success();
-  asyncObject.emplace();
-  return failure(parser.parseOperand(*asyncObject) || parser.parseColon() ||
-                 parser.parseType(asyncObjectType) || parser.parseGreater());
-}
-
-static void printWaitOperands(OpAsmPrinter &printer, Operation *op,
-                              Type asyncTokenType, OperandRange dependencies,
-                              Value asyncObject, Type asyncObjectType) {
-  printAsyncDependencies(printer, op, asyncTokenType, dependencies);
-  if (!asyncObject)
-    return;
-  if (asyncTokenType || !dependencies.empty())
-    printer << ' ';
-  printer << '<' << asyncObject << " : " << asyncObjectType << '>';
-}
-
 // GPU Memory attributions functions shared by LaunchOp and GPUFuncOp.
 /// Parses a GPU function memory attribution.
 ///
@@ -1389,9 +1361,15 @@ LogicalResult LaunchFuncOp::verify() {
              << "expects types of the cluster dimensions must be the same";
   }
 
+  // A launch on an explicit stream is ordered by that stream (the
+  // stream-based model); async dependencies and an async token are the
+  // token-based model. One launch uses one of the two.
   if (!getAsyncDependencies().empty() && getAsyncObject())
     return emitOpError(
         "cannot have both async dependencies and an explicit async object");
+  if (getAsyncToken() && getAsyncObject())
+    return emitOpError(
+        "cannot have both an async token and an explicit async object");
 
   return success();
 }
@@ -2258,27 +2236,6 @@ LogicalResult MemsetOp::fold(FoldAdaptor adaptor,
 // GPU_WaitOp
 //===----------------------------------------------------------------------===//
 
-void WaitOp::build(OpBuilder &builder, OperationState &result, Type asyncToken,
-                   ValueRange asyncDependencies, Value asyncObject) {
-  result.addOperands(asyncDependencies);
-  if (asyncObject)
-    result.addOperands(asyncObject);
-  if (asyncToken)
-    result.addTypes(asyncToken);
-  Properties &prop = result.getOrAddProperties<Properties>();
-  prop.operandSegmentSizes = {static_cast<int32_t>(asyncDependencies.size()),
-                              asyncObject ? 1 : 0};
-}
-
-LogicalResult WaitOp::verify() {
-  // The token of a stream stands for the work enqueued on it: it cannot also
-  // wait for other tokens.
-  if (getAsyncObject() && getAsyncToken() && !getAsyncDependencies().empty())
-    return emitOpError("with an async object and an async token cannot have "
-                       "async dependencies");
-  return success();
-}
-
 namespace {
 
 /// Remove gpu.wait op use of gpu.wait op def without async dependencies.
@@ -2290,7 +2247,6 @@ public:
 
   LogicalResult matchAndRewrite(WaitOp op,
                                 PatternRewriter &rewriter) const final {
-    // The token of a stream (`gpu.wait async <%s>`) is not one of no work.
     auto predicate = [](Value value) {
       auto waitOp = value.getDefiningOp<WaitOp>();
       return waitOp && waitOp->getNumOperands() == 0;
@@ -2298,13 +2254,12 @@ public:
     if (llvm::none_of(op.getAsyncDependencies(), predicate))
       return failure();
     SmallVector<Value> validOperands;
-    for (Value operand : op.getAsyncDependencies()) {
+    for (Value operand : op->getOperands()) {
       if (predicate(operand))
         continue;
       validOperands.push_back(operand);
     }
-    rewriter.modifyOpInPlace(
-        op, [&]() { op.getAsyncDependenciesMutable().assign(validOperands); });
+    rewriter.modifyOpInPlace(op, [&]() { op->setOperands(validOperands); });
     return success();
   }
 };
@@ -2315,8 +2270,7 @@ public:
 /// 2. %t1 = gpu.wait async [%t0], in this case, we can replace uses of %t1 with
 /// %t0.
 /// 3. gpu.wait [] ops, i.e gpu.wait ops that neither have any async
-/// dependencies nor return any token. A `gpu.wait <%s>` without dependencies
-/// stays: -gpu-async-region gives it the pending GPU work as dependencies.
+/// dependencies nor return any token.
 struct SimplifyGpuWaitOp : public OpRewritePattern<WaitOp> {
 public:
   using OpRewritePattern::OpRewritePattern;
@@ -2325,8 +2279,7 @@ public:
                                 PatternRewriter &rewriter) const final {
     // Erase gpu.wait ops that neither have any async dependencies nor return
     // any async token.
-    if (op.getAsyncDependencies().empty() && !op.getAsyncToken() &&
-        !op.getAsyncObject()) {
+    if (op.getAsyncDependencies().empty() && !op.getAsyncToken()) {
       rewriter.eraseOp(op);
       return success();
     }

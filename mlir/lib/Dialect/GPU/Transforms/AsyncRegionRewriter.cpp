@@ -23,9 +23,9 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
-#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Support/LLVM.h"
@@ -87,22 +87,6 @@ static gpu::AsyncOpInterface getAsyncOp(Operation *op) {
   if (launch && launch.getAsyncObject())
     return {};
   return dyn_cast<gpu::AsyncOpInterface>(op);
-}
-
-/// Returns whether `op` is `gpu.wait async <%s>`: its token stands for the work
-/// enqueued on stream %s before (the caller's), of unknown memory accesses. It
-/// depends on no token.
-static bool isStreamToken(Operation *op) {
-  auto wait = dyn_cast<gpu::WaitOp>(op);
-  return wait && wait.getAsyncObject() && wait.getAsyncToken();
-}
-
-/// Returns whether `op` is `gpu.wait <%s>`: stream %s waits for the GPU work
-/// pending here (its dependencies, filled in by this pass); the host does not.
-/// That work is then the stream owner's to wait for.
-static bool isStreamWait(Operation *op) {
-  auto wait = dyn_cast<gpu::WaitOp>(op);
-  return wait && wait.getAsyncObject() && !wait.getAsyncToken();
 }
 
 static Value createWaitOp(OpBuilder &builder, Location loc, Type resultType,
@@ -322,14 +306,73 @@ static bool isDefinedIn(Value value, Operation *scope) {
   return scope->isAncestor(value.getParentBlock()->getParentOp());
 }
 
+namespace {
+/// The streams of a function on which code that the pass cannot see may
+/// enqueue GPU work: the streams of its gpu.on_stream ops and of its launches
+/// on a stream, where the host can wait for them (LLVM pointers in address
+/// space 0). A call or another op of unknown effects that such a stream
+/// dominates may have launched work on it (a launcher that receives the
+/// stream, or finds it in memory) and left that work pending, as a function
+/// compiled by this pass does where it returns: the op hands work of unknown
+/// accesses to the stream.
+class OpaqueStreamUsers {
+public:
+  OpaqueStreamUsers(Operation *function, GpuAccessAnalysis &accesses)
+      : accesses(accesses), dominance(function) {
+    function->walk([&](Operation *op) {
+      auto onStreamOp = dyn_cast<gpu::OnStreamOp>(op);
+      Value stream = onStreamOp ? onStreamOp.getStream() : getLaunchStream(op);
+      auto type =
+          stream ? dyn_cast<LLVM::LLVMPointerType>(stream.getType()) : nullptr;
+      if (type && type.getAddressSpace() == 0)
+        streams.insert(stream);
+    });
+  }
+
+  /// Records in `handed` the work that `op` may hand to streams if it is a
+  /// host op of unknown effects.
+  void recordHandedWork(Operation *op, SmallVectorImpl<HandedWork> &handed) {
+    if (streams.empty() || getAsyncOp(op) || getLaunchStream(op) ||
+        isa<gpu::OnStreamOp, gpu::WaitOp>(op) ||
+        !accesses.getOwnHostAccesses(op).everything)
+      return;
+    for (Value stream : streams) {
+      if (!dominance.properlyDominates(stream, op))
+        continue;
+      LDBG() << "an op of unknown effects may hand work to a stream: "
+             << OpWithFlags(op, OpPrintingFlags().skipRegions());
+      addHandedWork(handed, stream, getEverything());
+    }
+  }
+
+  /// Returns whether an op nested in `op` may hand work to a stream as an op
+  /// of unknown effects.
+  bool mayHandOverWorkIn(Operation *op) {
+    SmallVector<HandedWork> handed;
+    op->walk([&](Operation *nested) {
+      if (nested != op)
+        recordHandedWork(nested, handed);
+    });
+    return !handed.empty();
+  }
+
+private:
+  GpuAccessAnalysis &accesses;
+  DominanceInfo dominance;
+  llvm::SetVector<Value> streams;
+};
+} // namespace
+
 /// Collects into `handed` the work that the ops nested in `op` may hand to
 /// streams: what their launches on streams access, and everything for each
-/// gpu.on_stream that may hand work over. This is the work pending after `op`
+/// gpu.on_stream that may hand work over and each op of unknown effects that
+/// may (see OpaqueStreamUsers). This is the work pending after `op`
 /// and, if `op` is a loop, at the start of each iteration. A stream defined in
 /// `op` is left out: after `op` its value is gone, and in the next iteration
 /// it may name another stream; the work handed to it is waited for at the
 /// end of its block.
 static void collectHandedWork(Operation *op, GpuAccessAnalysis &accesses,
+                              OpaqueStreamUsers &opaque,
                               SmallVectorImpl<HandedWork> &handed) {
   op->walk([&](Operation *nested) {
     if (nested == op)
@@ -341,6 +384,8 @@ static void collectHandedWork(Operation *op, GpuAccessAnalysis &accesses,
     auto onStreamOp = dyn_cast<gpu::OnStreamOp>(nested);
     if (onStreamOp && mayHandOverWork(onStreamOp))
       addHandedWork(handed, onStreamOp.getStream(), getEverything());
+    else
+      opaque.recordHandedWork(nested, handed);
   });
   // The entries there were before are of streams defined outside `op`.
   llvm::erase_if(handed, [&](const HandedWork &work) {
@@ -410,8 +455,9 @@ static MemoryAccesses getNestedGpuAccesses(GpuAccessAnalysis &accesses,
 // Region walk callback which makes GPU ops implementing the AsyncOpInterface
 // execute asynchronously.
 struct GpuAsyncRegionPass::ThreadTokenCallback {
-  ThreadTokenCallback(MLIRContext &context, GpuAccessAnalysis &accesses)
-      : builder(&context), accesses(accesses) {}
+  ThreadTokenCallback(MLIRContext &context, GpuAccessAnalysis &accesses,
+                      OpaqueStreamUsers &opaque)
+      : builder(&context), accesses(accesses), opaque(opaque) {}
 
   WalkResult operator()(Block *block) {
     // In the body of gpu.on_stream, the work enqueued on the stream before
@@ -421,7 +467,7 @@ struct GpuAsyncRegionPass::ThreadTokenCallback {
     // In a loop, the work that earlier iterations handed to streams is
     // pending.
     if (isa<scf::ForOp, scf::WhileOp>(block->getParentOp()))
-      collectHandedWork(block->getParentOp(), accesses, handedStreams);
+      collectHandedWork(block->getParentOp(), accesses, opaque, handedStreams);
     for (Operation &op : make_early_inc_range(*block)) {
       if (failed(visit(&op)) || waitFailed)
         return WalkResult::interrupt();
@@ -438,16 +484,11 @@ private:
   // that GPU work still in flight uses, insert a `gpu.wait` to
   // host-synchronize execution. A `!gpu.async.token` will therefore only be
   // used inside of its block and GPU execution will always synchronize with
-  // the host at block boundaries, except at the return of a function whose
-  // GPU work was last handed to a stream (`gpu.wait <%s>`).
+  // the host at block boundaries.
   LogicalResult visit(Operation *op) {
     if (isa<gpu::LaunchOp>(op))
       return op->emitOpError("replace with gpu.launch_func first");
     if (auto waitOp = llvm::dyn_cast<gpu::WaitOp>(op)) {
-      if (waitOp.getAsyncObject()) {
-        visitStreamWait(waitOp);
-        return success();
-      }
       if (currentToken)
         waitOp.addAsyncDependency(currentToken);
       currentToken = waitOp.getAsyncToken();
@@ -513,15 +554,6 @@ private:
     if (!currentToken)
       return success();
     bool touchesInFlight = mayTouchInFlightMemory(hostAccesses);
-    // The work handed to a stream is the stream owner's to wait for once the
-    // function returns, unless it uses the function's stack memory.
-    if (handedToStream && op->hasTrait<OpTrait::ReturnLike>() &&
-        isa<FunctionOpInterface>(op->getParentOp()) && !touchesInFlight) {
-      LDBG() << "the function returns the GPU work handed to a stream";
-      currentToken = {};
-      clearInFlight();
-      return success();
-    }
     // Insert host synchronization before terminator or op with side effects.
     if (isTerminator(op) || touchesInFlight) {
       LDBG() << "host waits before "
@@ -615,13 +647,17 @@ private:
   }
 
   // Records the work that `op` hands to streams: a gpu.on_stream its exits,
-  // an SCF op the work its regions leave pending (see keepsHandedWork).
+  // an SCF op the work its regions leave pending (see keepsHandedWork), an op
+  // of unknown effects what it may have launched (see OpaqueStreamUsers).
   void recordHandedWork(Operation *op) {
     auto onStreamOp = dyn_cast<gpu::OnStreamOp>(op);
-    if (onStreamOp && mayHandOverWork(onStreamOp))
+    if (onStreamOp &&
+        (mayHandOverWork(onStreamOp) || opaque.mayHandOverWorkIn(onStreamOp)))
       addHandedWork(handedStreams, onStreamOp.getStream(), getEverything());
     else if (passesHandedWork(op))
-      collectHandedWork(op, accesses, handedStreams);
+      collectHandedWork(op, accesses, opaque, handedStreams);
+    else
+      opaque.recordHandedWork(op, handedStreams);
   }
 
   // A launch on stream `stream` runs after the work enqueued on it, handed
@@ -650,30 +686,6 @@ private:
     addHandedWork(handedStreams, stream, launchAccesses);
   }
 
-  // `%t = gpu.wait async <%s>` brings the work of stream %s into the chain:
-  // the next GPU op depends on it as well, and host ops that access memory
-  // wait for it. `gpu.wait <%s>` makes %s wait for the chain, without
-  // blocking the host.
-  void visitStreamWait(gpu::WaitOp waitOp) {
-    if (Value token = waitOp.getAsyncToken()) {
-      addInFlight(accesses.getGpuAccesses(waitOp));
-      handedToStream = false;
-      if (!currentToken) {
-        currentToken = token;
-        return;
-      }
-      builder.setInsertionPointAfter(waitOp);
-      currentToken = createWaitOp(builder, waitOp.getLoc(), token.getType(),
-                                  {currentToken, token});
-      return;
-    }
-    if (!currentToken)
-      return;
-    if (!llvm::is_contained(waitOp.getAsyncDependencies(), currentToken))
-      waitOp.addAsyncDependency(currentToken);
-    handedToStream = true;
-  }
-
   // Adds the accesses of a GPU op to `inFlight`, one entry per buffer.
   void addInFlight(const MemoryAccesses &gpuAccesses) {
     if (inFlight.everything)
@@ -697,7 +709,6 @@ private:
   void clearInFlight() {
     inFlight = {};
     inFlightBuffers.clear();
-    handedToStream = false;
   }
 
   // Returns whether a host op with `hostAccesses` must wait for the GPU work
@@ -736,20 +747,16 @@ private:
     currentToken =
         cast<gpu::AsyncOpInterface>(makeAsync(builder, asyncOp, deps))
             .getAsyncToken();
-    handedToStream = false;
   }
 
   OpBuilder builder;
   GpuAccessAnalysis &accesses;
+  OpaqueStreamUsers &opaque;
 
   // The memory that the GPU work since the last host synchronization
-  // accesses (everything, where it includes work enqueued on a stream), one
-  // entry per buffer, and the entry of each buffer.
+  // accesses, one entry per buffer, and the entry of each buffer.
   MemoryAccesses inFlight;
   DenseMap<Value, unsigned> inFlightBuffers;
-
-  // Whether a stream waits for the current token (`gpu.wait <%s>`).
-  bool handedToStream = false;
 
   // In the body of gpu.on_stream, its entry token until the host or the
   // chain waits for it.
@@ -863,8 +870,9 @@ struct PendingWork {
 /// it: its tokens dominate the region.
 class AsyncDependenceAnalysis {
 public:
-  AsyncDependenceAnalysis(GpuAccessAnalysis &accesses, unsigned maxStreams)
-      : accesses(accesses), maxStreams(maxStreams) {}
+  AsyncDependenceAnalysis(GpuAccessAnalysis &accesses,
+                          OpaqueStreamUsers &opaque, unsigned maxStreams)
+      : accesses(accesses), opaque(opaque), maxStreams(maxStreams) {}
 
   /// Schedules the blocks of `region`, a function body. Fails (with a
   /// diagnostic) on a gpu.launch.
@@ -877,7 +885,6 @@ private:
   LogicalResult scheduleOp(Operation *op, PendingWork &pending);
   void scheduleGpuOp(gpu::AsyncOpInterface op, PendingWork &pending);
   void scheduleUserWait(gpu::WaitOp wait, PendingWork &pending);
-  void scheduleStreamToken(gpu::WaitOp wait, PendingWork &pending);
   void scheduleHostOp(Operation *op, const MemoryAccesses &hostAccesses,
                       PendingWork &pending);
   LogicalResult scheduleLoop(Operation *loop, PendingWork &pending);
@@ -926,6 +933,7 @@ private:
   void dropImplied(SmallVectorImpl<TokenNode> &tokens) const;
 
   GpuAccessAnalysis &accesses;
+  OpaqueStreamUsers &opaque;
   unsigned maxStreams;
   SmallVector<ScheduleStep> schedule;
   /// The tokens each scheduled token depends on directly.
@@ -1121,13 +1129,6 @@ void AsyncDependenceAnalysis::scheduleUserWait(gpu::WaitOp wait,
   });
   schedule.push_back({ScheduleStep::Kind::MakeAsync, wait, nullptr, 0,
                       SmallVector<TokenNode>(deps)});
-  // A stream waits (`gpu.wait <%s>`), not the host: that work stays pending
-  // for later conflicting ops, but it is no longer open, so the host does not
-  // wait for it at the end of the block.
-  if (isStreamWait(wait)) {
-    pending.open.clear();
-    return;
-  }
   if (!wait.getAsyncToken()) {
     waitForHandedStreams(pending, wait, getEverything());
     for (auto [token, order] : pending.open)
@@ -1141,16 +1142,6 @@ void AsyncDependenceAnalysis::scheduleUserWait(gpu::WaitOp wait,
   dependencies[token] = getOpenTokens(pending);
   pending.open.clear();
   open(pending, token);
-}
-
-void AsyncDependenceAnalysis::scheduleStreamToken(gpu::WaitOp wait,
-                                                  PendingWork &pending) {
-  // The work of a stream depends on no work of this function; like any GPU
-  // work of unknown accesses, all later work conflicts with it.
-  TokenNode token = opToken(wait);
-  schedule.push_back({ScheduleStep::Kind::MakeAsync, wait, nullptr, 0, {}});
-  open(pending, token);
-  record(pending, token, accesses.getGpuAccesses(wait), /*merge=*/true);
 }
 
 void AsyncDependenceAnalysis::waitForHandedStreams(
@@ -1358,10 +1349,7 @@ LogicalResult AsyncDependenceAnalysis::scheduleOp(Operation *op,
   if (isa<gpu::LaunchOp>(op))
     return op->emitOpError("replace with gpu.launch_func first");
   if (auto wait = dyn_cast<gpu::WaitOp>(op)) {
-    if (isStreamToken(wait))
-      scheduleStreamToken(wait, pending);
-    else
-      scheduleUserWait(wait, pending);
+    scheduleUserWait(wait, pending);
     return success();
   }
   if (auto asyncOp = getAsyncOp(op)) {
@@ -1386,11 +1374,15 @@ LogicalResult AsyncDependenceAnalysis::scheduleOp(Operation *op,
       result = scheduleBranches(op, pending);
     // The work that the regions handed to streams stays pending.
     if (succeeded(result) && passesHandedWork(op))
-      collectHandedWork(op, accesses, pending.handedStreams);
+      collectHandedWork(op, accesses, opaque, pending.handedStreams);
+    else if (succeeded(result))
+      opaque.recordHandedWork(op, pending.handedStreams);
     return result;
   }
-  if (!isMemoryEffectFree(op))
+  if (!isMemoryEffectFree(op)) {
     scheduleHostOp(op, accesses.getHostAccesses(op), pending);
+    opaque.recordHandedWork(op, pending.handedStreams);
+  }
   return success();
 }
 
@@ -1398,7 +1390,8 @@ LogicalResult AsyncDependenceAnalysis::scheduleBlock(Block &block,
                                                      PendingWork &pending) {
   // In a loop, the work that earlier iterations handed to streams is pending.
   if (isa<scf::ForOp, scf::WhileOp>(block.getParentOp()))
-    collectHandedWork(block.getParentOp(), accesses, pending.handedStreams);
+    collectHandedWork(block.getParentOp(), accesses, opaque,
+                      pending.handedStreams);
   for (Operation &op : block) {
     if (&op == &block.back() && isTerminator(&op)) {
       // The end of an automatic allocation scope (an scf.for iteration) frees
@@ -1770,7 +1763,7 @@ private:
   // Returns whether `op` is a `gpu.wait` on the host.
   static bool isHostWait(Operation *op) {
     auto waitOp = dyn_cast<gpu::WaitOp>(op);
-    return waitOp && !waitOp.getAsyncToken() && !waitOp.getAsyncObject();
+    return waitOp && !waitOp.getAsyncToken();
   }
 
   // The memory that the GPU ops in `executeOp`'s body access, memory that
@@ -1838,9 +1831,6 @@ private:
         inheritAt(&*it, work);
         return;
       }
-      // The token of a stream takes no dependency.
-      if (isStreamToken(&*it))
-        continue;
       // The first GPU op depends on the work (the GPU work of the block goes
       // on from it), and so does a later one that may conflict with the work
       // unless it is ordered after the first one.
@@ -1939,14 +1929,15 @@ struct GpuAsyncRegionPass::SingleTokenUseCallback {
 // execution semantics and that no GPU ops are asynchronous yet.
 void GpuAsyncRegionPass::runOnOperation() {
   GpuAccessAnalysis accesses(getAnalysis<AliasAnalysis>());
+  OpaqueStreamUsers opaque(getOperation(), accesses);
   if (maxStreams == 1) {
     if (getOperation()
-            ->walk(ThreadTokenCallback(getContext(), accesses))
+            ->walk(ThreadTokenCallback(getContext(), accesses, opaque))
             .wasInterrupted())
       return signalPassFailure();
   } else {
     // Analyse first, then rewrite: the analysis sees the IR unchanged.
-    AsyncDependenceAnalysis analysis(accesses, maxStreams);
+    AsyncDependenceAnalysis analysis(accesses, opaque, maxStreams);
     if (failed(analysis.scheduleFunctionBody(getOperation().getBody())))
       return signalPassFailure();
     AsyncScheduleRewriter rewriter(&getContext());

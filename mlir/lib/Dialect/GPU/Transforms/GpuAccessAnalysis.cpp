@@ -253,11 +253,7 @@ MemoryAccesses GpuAccessAnalysis::getGpuAccesses(Operation *op) {
       .Case([&](DeallocOp dealloc) {
         result.values = {{dealloc.getMemref(), true}};
       })
-      // The token of a stream (`gpu.wait async <%s>`) stands for the work
-      // enqueued on it before, which accesses anything.
-      .Case([&](WaitOp wait) {
-        result.everything = wait.getAsyncObject() && wait.getAsyncToken();
-      })
+      .Case([&](WaitOp) {})
       // Other GPU ops (the sparse ones) reach memory through handles.
       .Default([&](Operation *) { result.everything = true; });
   return result;

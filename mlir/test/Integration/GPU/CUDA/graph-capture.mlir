@@ -56,12 +56,14 @@ module attributes {gpu.container_module} {
                   %b : memref<16xf32> {llvm.noalias}) {
     %c1 = arith.constant 1 : index
     %c16 = arith.constant 16 : index
-    %t = gpu.wait async <%s : !llvm.ptr>
-    gpu.launch_func @kernels::@inc blocks in (%c1, %c1, %c1)
-        threads in (%c16, %c1, %c1) args(%a : memref<16xf32>)
-    gpu.launch_func @kernels::@inc blocks in (%c1, %c1, %c1)
-        threads in (%c16, %c1, %c1) args(%b : memref<16xf32>)
-    gpu.wait <%s : !llvm.ptr>
+    gpu.on_stream <%s : !llvm.ptr> {
+    ^bb0(%entry: !gpu.async.token):
+      gpu.launch_func @kernels::@inc blocks in (%c1, %c1, %c1)
+          threads in (%c16, %c1, %c1) args(%a : memref<16xf32>)
+      gpu.launch_func @kernels::@inc blocks in (%c1, %c1, %c1)
+          threads in (%c16, %c1, %c1) args(%b : memref<16xf32>)
+      gpu.on_stream.yield
+    }
     return
   }
 

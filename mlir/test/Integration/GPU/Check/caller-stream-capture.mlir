@@ -13,19 +13,26 @@
 // RUN:   --shared-libs=%mlir_c_runner_utils 2>&1 \
 // RUN: | FileCheck %s --implicit-check-not="gpu-check: error"
 
-// The lowered @step: the first kernel on the caller's stream, the second on
-// a side stream that waits for it; the caller's stream waits for the side
-// stream. No host synchronization, no synchronous allocation.
+// The lowered @step: an event recorded on the caller's stream, waited for
+// by a stream of the lowering's own that runs the first kernel; the second
+// kernel on another stream forked from that one before the first kernel;
+// the caller's stream waits for both. No host synchronization, no
+// synchronous allocation.
 // LOWERED-LABEL: llvm.func @step(
 // LOWERED-SAME:    %[[S:arg0]]: !llvm.ptr
 // LOWERED-NOT:     Synchronize
 // LOWERED-NOT:     mgpuMemAlloc
-// LOWERED:         gpu.launch_func <%[[S]] : !llvm.ptr> @kernels::@inc
+// LOWERED:         %[[E0:.*]] = llvm.call @mgpuEventCreate()
+// LOWERED-NEXT:    llvm.call @mgpuEventRecord(%[[E0]], %[[S]])
+// LOWERED-NEXT:    %[[A:.*]] = llvm.call @mgpuStreamCreate()
+// LOWERED-NEXT:    llvm.call @mgpuStreamWaitEvent(%[[A]], %[[E0]])
 // LOWERED-NOT:     Synchronize
-// LOWERED:         %[[SIDE:.*]] = llvm.call @mgpuStreamCreate()
-// LOWERED-NEXT:    llvm.call @mgpuStreamWaitEvent(%[[SIDE]], %{{.*}})
+// LOWERED:         gpu.launch_func <%[[A]] : !llvm.ptr> @kernels::@inc
+// LOWERED-NEXT:    %[[B:.*]] = llvm.call @mgpuStreamCreate()
 // LOWERED-NOT:     Synchronize
-// LOWERED:         gpu.launch_func <%[[SIDE]] : !llvm.ptr> @kernels::@inc
+// LOWERED:         gpu.launch_func <%[[B]] : !llvm.ptr> @kernels::@inc
+// LOWERED-NOT:     Synchronize
+// LOWERED:         llvm.call @mgpuStreamWaitEvent(%[[S]], %{{.*}})
 // LOWERED-NOT:     Synchronize
 // LOWERED:         llvm.call @mgpuStreamWaitEvent(%[[S]], %{{.*}})
 // LOWERED-NOT:     Synchronize
@@ -63,19 +70,21 @@ module attributes {gpu.container_module} {
   llvm.func @mgpuGraphDestroy(!llvm.ptr)
   llvm.func @mgpuPoolPrintStats()
 
-  // Written as synchronous code on the caller's stream %s: the two launches
-  // touch memory that does not alias, so -gpu-async-region runs them
-  // concurrently, and hands both back to %s.
+  // Written as synchronous code in a region on the caller's stream %s: the
+  // two launches touch memory that does not alias, so -gpu-async-region runs
+  // them concurrently, and the region hands both back to %s.
   func.func @step(%s : !llvm.ptr, %a : memref<16xf32> {llvm.noalias},
                   %b : memref<16xf32> {llvm.noalias}) {
     %c1 = arith.constant 1 : index
     %c16 = arith.constant 16 : index
-    %t = gpu.wait async <%s : !llvm.ptr>
-    gpu.launch_func @kernels::@inc blocks in (%c1, %c1, %c1)
-        threads in (%c16, %c1, %c1) args(%a : memref<16xf32>)
-    gpu.launch_func @kernels::@inc blocks in (%c1, %c1, %c1)
-        threads in (%c16, %c1, %c1) args(%b : memref<16xf32>)
-    gpu.wait <%s : !llvm.ptr>
+    gpu.on_stream <%s : !llvm.ptr> {
+    ^bb0(%entry: !gpu.async.token):
+      gpu.launch_func @kernels::@inc blocks in (%c1, %c1, %c1)
+          threads in (%c16, %c1, %c1) args(%a : memref<16xf32>)
+      gpu.launch_func @kernels::@inc blocks in (%c1, %c1, %c1)
+          threads in (%c16, %c1, %c1) args(%b : memref<16xf32>)
+      gpu.on_stream.yield
+    }
     return
   }
 

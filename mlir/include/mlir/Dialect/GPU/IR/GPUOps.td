@@ -1790,8 +1790,7 @@ def GPU_HostUnregisterOp : GPU_Op<"host_unregister">,
   let assemblyFormat = "$value attr-dict `:` type($value)";
 }
 
-def GPU_WaitOp
-    : GPU_Op<"wait", [GPU_AsyncOpInterface, AttrSizedOperandSegments]> {
+def GPU_WaitOp : GPU_Op<"wait", [GPU_AsyncOpInterface]> {
   let summary = "Wait for async gpu ops to complete.";
   let description = [{
     This op synchronizes the host or the device with a list of dependent ops.
@@ -1823,43 +1822,16 @@ def GPU_WaitOp
     // The gpu.wait op blocks until gpu.foo and gpu.bar have completed.
     gpu.wait [%t0, %t1]
     ```
-
-    With an `asyncObject` (a stream, as in `gpu.launch_func`), the op bridges
-    that stream and async tokens, in either direction, without blocking the
-    host:
-
-    ```mlir
-    // Stream to token: %t0 completes with the work enqueued on %s so far.
-    %t0 = gpu.wait async <%s : !llvm.ptr>
-    %t1 = gpu.foo async [%t0] : !gpu.async.token
-    // Token to stream: work enqueued on %s from now on runs after gpu.foo.
-    gpu.wait [%t1] <%s : !llvm.ptr>
-    ```
-
-    This is how code that receives a stream from its caller orders its GPU
-    work after the caller's and leaves it for the caller to wait for. The op
-    does not take ownership of the stream: nothing synchronizes or destroys
-    it. With an `asyncObject`, the async form has no async dependencies (the
-    token stands for the stream's work only), and the other form may have
-    none: `-gpu-async-region` then makes the stream wait for the GPU work
-    that is pending there.
   }];
 
-  let arguments = (ins Variadic<GPU_AsyncToken>:$asyncDependencies,
-      Optional<AnyType>:$asyncObject);
+  let arguments = (ins Variadic<GPU_AsyncToken>:$asyncDependencies);
   let results = (outs Optional<GPU_AsyncToken>:$asyncToken);
 
-  let skipDefaultBuilders = 1;
-  let builders = [OpBuilder<(ins "Type":$asyncToken,
-      "ValueRange":$asyncDependencies, CArg<"Value", "nullptr">:$asyncObject)>];
-
   let assemblyFormat = [{
-    custom<WaitOperands>(type($asyncToken), $asyncDependencies, $asyncObject,
-                         type($asyncObject)) attr-dict
+    custom<AsyncDependencies>(type($asyncToken), $asyncDependencies) attr-dict
   }];
 
   let hasCanonicalizer = 1;
-  let hasVerifier = 1;
 }
 
 def GPU_Stream : Type<

@@ -88,10 +88,8 @@ public:
   /// The memory that GPU op `op` accesses. A launch accesses the operands
   /// whose kernel arguments the kernel body reads or writes; gpu.memcpy writes
   /// its destination and reads its source; gpu.memset, gpu.alloc and
-  /// gpu.dealloc write their memref; gpu.wait accesses nothing, except that
-  /// the token of a stream (`gpu.wait async <%s>`) stands for the work
-  /// enqueued on it, which accesses everything; other GPU ops (the sparse
-  /// ones, which reach memory through handles) access everything.
+  /// gpu.dealloc write their memref; gpu.wait accesses nothing; other GPU ops
+  /// (the sparse ones, which reach memory through handles) access everything.
   MemoryAccesses getGpuAccesses(Operation *op);
 
   /// The memory that host op `op` may access, ops nested in it included;

@@ -69,8 +69,9 @@ def GpuAsyncRegionPass : Pass<"gpu-async-region", "func::FuncOp"> {
     ...) and inserts the host synchronizations (`gpu.wait`) that keep the
     sequential semantics: before a terminator, and before a host op that may
     access memory that GPU work in flight accesses. Ops that are already
-    async keep their dependencies; a launch on an explicit stream
-    (`asyncObject`) and a host-shared `gpu.alloc` stay synchronous host ops.
+    async keep their dependencies; a host-shared `gpu.alloc` stays a
+    synchronous host op, and a launch on an explicit stream (`asyncObject`)
+    stays on that stream (see below).
 
     Both modes below ask `gpu::GpuAccessAnalysis` what an op accesses; two
     accesses conflict when they may touch the same memory and one writes it,
@@ -123,7 +124,6 @@ def GpuAsyncRegionPass : Pass<"gpu-async-region", "func::FuncOp"> {
     effects. A dependent `async.execute` body treats it the same way.
 
     Across regions, in the dependence mode: GPU work pending before a region
-    Across regions, in the dependence mode: GPU work pending before a region
     op is depended on directly inside it. `scf.if`, `scf.index_switch` and
     `scf.execute_region` get a token result, the join of what each region
     leaves pending; `scf.for` gets a token iter_arg for the work of the
@@ -134,26 +134,29 @@ def GpuAsyncRegionPass : Pass<"gpu-async-region", "func::FuncOp"> {
     ops (`scf.parallel`, `async.execute`, multi-block regions, unstructured
     control flow) end with a host wait for their own GPU work.
 
-    A stream passed in by the caller joins in through `gpu.wait` with an
-    `asyncObject`, in both modes. `%t = gpu.wait async <%s>` stands for the
-    work enqueued on `%s` before, whose accesses are unknown: every later GPU
-    op depends on it and every host op that accesses memory waits for it.
-    `gpu.wait <%s>` gets the GPU work pending there as dependencies: `%s`
-    waits for it, the host does not, and the host does not wait for it at
-    the end of the function either, unless it uses the function's stack
-    memory. A function that starts with the first and ends with the second
-    runs all its GPU work on `%s` and streams forked from it, and returns
-    without synchronizing:
+    A `gpu.on_stream` body starts after the stream's earlier work (its entry
+    token, of unknown accesses) and hands what each block leaves pending to
+    the stream at its terminator, with no host wait. After the op, the host
+    waits for that work before a host op that accesses memory, a GPU op, a
+    `gpu.wait` and at the end of the block, but not at a function's return
+    (without its stack memory) nor for a `gpu.on_stream` on that stream.
+    Where control returns to an `scf.for`, `scf.while`, `scf.if`,
+    `scf.index_switch` or `scf.execute_region` or goes on to its next
+    iteration, that work stays pending (after the op too), unless the stream
+    is a value defined inside the op; before such an op the host waits only
+    for the streams whose work its regions may touch.
 
-    ```mlir
-    func.func @step(%s: !llvm.ptr, %a: memref<?xf32>, %b: memref<?xf32>) {
-      %t = gpu.wait async <%s : !llvm.ptr>
-      gpu.launch_func @kernels::@scale blocks in ... args(%a : memref<?xf32>)
-      gpu.launch_func @kernels::@scale blocks in ... args(%b : memref<?xf32>)
-      gpu.wait <%s : !llvm.ptr>
-      return
-    }
-    ```
+    A launch on a stream (`gpu.launch_func <%s>`) runs after the work
+    enqueued on `%s` and hands its own work to `%s`, with the accesses of its
+    kernel: the host waits before it only for other GPU work that it may
+    conflict with, and later ops wait for `%s` as above where they may
+    conflict with the kernel. A host wait for a stream that is not an
+    `!llvm.ptr` cannot be expressed and is an error. A call or another op of
+    unknown effects may have launched work on each stream of the function
+    (of its `gpu.on_stream` ops and launches) that dominates it, and left it
+    pending: it hands work of unknown accesses to that stream. A pointer
+    that the function does not use as a stream is not known to be one, and
+    the host does not wait for it.
   }];
   let dependentDialects = ["async::AsyncDialect"];
   let options = [Option<"maxStreams", "max-streams", "unsigned",
