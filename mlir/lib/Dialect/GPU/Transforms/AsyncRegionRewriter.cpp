@@ -125,13 +125,19 @@ static void createStreamHostWait(OpBuilder &builder, Value stream,
   gpu::OnStreamYieldOp::create(builder, loc, ValueRange(), ValueRange());
 }
 
+/// Returns whether the host can wait for the work enqueued on `stream` (with
+/// a gpu.on_stream): the stream is an LLVM pointer in address space 0.
+static bool canWaitForStream(Value stream) {
+  auto type = dyn_cast<LLVM::LLVMPointerType>(stream.getType());
+  return type && type.getAddressSpace() == 0;
+}
+
 /// Checks that the host can wait, before `op`, for the work enqueued on
 /// `stream`: with a gpu.on_stream, whose stream is an LLVM pointer in address
 /// space 0. A launch may name a stream of another type (a token that stands
 /// for the caller's stream, say); no wait for it can be expressed.
 static LogicalResult checkStreamHostWait(Value stream, Operation *op) {
-  auto type = dyn_cast<LLVM::LLVMPointerType>(stream.getType());
-  if (type && type.getAddressSpace() == 0)
+  if (canWaitForStream(stream))
     return success();
   return op->emitOpError()
          << "needs the host to wait for GPU work launched on a stream of type "
@@ -322,23 +328,15 @@ public:
     function->walk([&](Operation *op) {
       auto onStreamOp = dyn_cast<gpu::OnStreamOp>(op);
       Value stream = onStreamOp ? onStreamOp.getStream() : getLaunchStream(op);
-      auto type =
-          stream ? dyn_cast<LLVM::LLVMPointerType>(stream.getType()) : nullptr;
-      if (type && type.getAddressSpace() == 0)
+      if (stream && canWaitForStream(stream))
         streams.insert(stream);
     });
   }
 
-  /// Records in `handed` the work that `op` may hand to streams if it is a
-  /// host op of unknown effects.
+  /// Records in `handed` the work that `op` may hand to streams (see
+  /// getReachedStreams).
   void recordHandedWork(Operation *op, SmallVectorImpl<HandedWork> &handed) {
-    if (streams.empty() || getAsyncOp(op) || getLaunchStream(op) ||
-        isa<gpu::OnStreamOp, gpu::WaitOp>(op) ||
-        !accesses.getOwnHostAccesses(op).everything)
-      return;
-    for (Value stream : streams) {
-      if (!dominance.properlyDominates(stream, op))
-        continue;
+    for (Value stream : getReachedStreams(op)) {
       LDBG() << "an op of unknown effects may hand work to a stream: "
              << OpWithFlags(op, OpPrintingFlags().skipRegions());
       addHandedWork(handed, stream, getEverything());
@@ -348,15 +346,32 @@ public:
   /// Returns whether an op nested in `op` may hand work to a stream as an op
   /// of unknown effects.
   bool mayHandOverWorkIn(Operation *op) {
-    SmallVector<HandedWork> handed;
-    op->walk([&](Operation *nested) {
-      if (nested != op)
-        recordHandedWork(nested, handed);
-    });
-    return !handed.empty();
+    return op
+        ->walk([&](Operation *nested) {
+          return nested != op && !getReachedStreams(nested).empty()
+                     ? WalkResult::interrupt()
+                     : WalkResult::advance();
+        })
+        .wasInterrupted();
   }
 
 private:
+  /// Returns the streams to which `op` may hand work: none unless it is a
+  /// host op of unknown effects, then each stream that dominates it.
+  SmallVector<Value> getReachedStreams(Operation *op) {
+    SmallVector<Value> reached;
+    if (streams.empty() || getAsyncOp(op) || getLaunchStream(op) ||
+        isa<gpu::OnStreamOp, gpu::WaitOp>(op) ||
+        !accesses.getOwnHostAccesses(op).everything)
+      return reached;
+    for (Value stream : streams) {
+      if (!dominance.properlyDominates(stream, op))
+        continue;
+      reached.push_back(stream);
+    }
+    return reached;
+  }
+
   GpuAccessAnalysis &accesses;
   DominanceInfo dominance;
   llvm::SetVector<Value> streams;
