@@ -68,7 +68,10 @@ execute_region and async.execute bodies):
             region and the launches hand their work to the stream, the host
             does not wait for it at the return; the pass's input is read in
             program order (a launch on the stream complete for the next
-            statement);
+            statement). With --control-flow, half of them are written to be
+            captured (CAPTURE_EXCLUDED: the whole body in the region, no
+            host access to GPU data, no device allocation, no call; nothing
+            or a launch on %stream after it), which --run then captures;
   barrier   kernels with gpu.barrier and workgroup memory (an attribution,
             or gpu.dynamic_shared_memory through memref.view, launched with
             dynamic_shared_memory_size) besides their argument effects;
@@ -195,6 +198,15 @@ the CSE of the GPU pipeline does not merge two whose bodies are left without
 effects (distinct_executes);
 programs on a caller's stream get one from @main (mgpuStreamCreate,
 synchronized after each call, destroyed at the end, declared as llvm.func).
+Such a program whose lowered function (and the functions it calls) neither
+synchronizes the host nor allocates or frees device memory is capturable: it
+is called once more, for its first assignment, while @main captures the
+stream into a graph (mgpuStreamBeginCapture/EndCapture, the pools filled
+ahead by mgpuStreamPoolReserve/mgpuEventPoolReserve), and the graph is
+launched on the stream; the checking runtime's capture mode then reports
+work left out of the capture, work on streams outside it, and what a
+capture forbids. A program written to be captured (see `stream`) that is
+not capturable fails. The summary counts the programs captured.
 --keep writes the generated module to FILE, and each program that fails
 alone to FILE.pN.mlir.
 
@@ -357,7 +369,32 @@ BINARY_TEXT = ('  gpu.binary @blobs [#gpu.object<#nvvm.target, '
 STREAM_DECLS = """  llvm.func @mgpuStreamCreate() -> !llvm.ptr
   llvm.func @mgpuStreamSynchronize(!llvm.ptr)
   llvm.func @mgpuStreamDestroy(!llvm.ptr)
+  llvm.func @mgpuStreamBeginCapture(!llvm.ptr)
+  llvm.func @mgpuStreamEndCapture(!llvm.ptr) -> !llvm.ptr
+  llvm.func @mgpuGraphLaunch(!llvm.ptr, !llvm.ptr)
+  llvm.func @mgpuGraphDestroy(!llvm.ptr)
+  llvm.func @mgpuStreamPoolReserve(i32)
+  llvm.func @mgpuEventPoolReserve(i32)
 """
+# The streams and events the pools hold before a capture: a capture takes
+# a new stream for each one its function acquires (one released in the
+# capture is still part of it).
+CAPTURE_RESERVE = 512
+# Runtime functions that a capture forbids: they synchronize the host, or
+# allocate or free device memory (the wrappers do it synchronously).
+CAPTURE_FORBIDDEN = re.compile(
+    r"^mgpu\w*(Synchronize|MemAlloc|MemFree|HostRegister|HostUnregister)")
+# Host functions that a captured program may call.
+CAPTURE_HOST_CALLS = {"malloc", "free", "aligned_alloc"}
+
+# The statement kinds left out of a program on a caller's stream written to
+# be captured: host accesses to GPU data, device allocation (alloc() makes
+# host buffers instead), calls (of unknown effects to the pass: the host
+# waits before them), and shapes that synchronize the host or use the async
+# runtime.
+CAPTURE_EXCLUDED = ["load", "store", "host_alloc", "gpu_alloc", "call",
+                    "stream_call", "sparse", "async", "alloca", "shape_call",
+                    "await", "linalg_host"]
 
 # A function that gets a caller's stream and launches on it, leaving the
 # work on the stream when it returns (the pass does not look into callees).
@@ -1200,6 +1237,10 @@ class Program:
             else 0
         a = self.args[rng.randrange(len(self.args))]
         after = rng.choice(["", "load", "launch", "stream_launch"])
+        if getattr(self, "capture_clean", False):
+            # All of it in the region; then nothing or a launch on the
+            # stream.
+            start, after = 0, rng.choice(["", "stream_launch"])
         lines = self.lines[:start] + [
             "    gpu.on_stream <%stream : !llvm.ptr> {",
             "    ^bb0(%t0: !gpu.async.token):"] + [
@@ -1211,7 +1252,8 @@ class Program:
             lines.append("    " + launch_text(0, a, a))
         elif after == "stream_launch":
             lines.append("    " + stream_launch_text(0, a, a))
-            if rng.random() < 0.5:
+            if rng.random() < 0.5 and not getattr(self, "capture_clean",
+                                                  False):
                 lines.append(f"    %after = memref.load {a}[%c0] : {MEMREF}")
         return lines
 
@@ -1303,6 +1345,11 @@ class ControlFlowProgram(Program):
         if rng.random() < 0.4:
             self.scalars.append(("%sel", "index"))
         self.indent = 2
+        # Half the programs on a caller's stream are written to be
+        # captured: the whole body in the region, no host access to GPU
+        # data, no device allocation (see CAPTURE_KINDS).
+        self.capture_clean = self.stream and \
+            random.Random(f"{index}-capture").random() < 0.5
 
     def memref_args(self):
         return super().memref_args() + (
@@ -1327,7 +1374,8 @@ class ControlFlowProgram(Program):
                       [s for s, t in self.scalars if t == "index"], 0)
         allocated = []
         for _ in range(rng.randint(0, 2)):
-            allocated.append(self.alloc(scope, gpu=True))
+            if not self.capture_clean:
+                allocated.append(self.alloc(scope, gpu=True))
         self.block(scope, rng.randint(4, 10), allocated)
 
     def block(self, scope, count, allocated=None):
@@ -1370,6 +1418,9 @@ class ControlFlowProgram(Program):
             kinds.update((k, w) for k, w in shape_kinds.items() if w)
             if scope.in_async:
                 kinds["select"] = 0
+        if self.capture_clean:
+            for kind in CAPTURE_EXCLUDED:
+                kinds.pop(kind, None)
         names = list(kinds)
         scope.allocated = allocated
         for _ in range(count):
@@ -1392,6 +1443,8 @@ class ControlFlowProgram(Program):
     # Statements -----------------------------------------------------------
 
     def alloc(self, scope, gpu):
+        # A program written to be captured allocates no device memory.
+        gpu = gpu and not getattr(self, "capture_clean", False)
         raw = self.rng.random() < 0.2
         b = self.fresh()
         ty = BYTES if raw else MEMREF
@@ -1766,9 +1819,10 @@ class ControlFlowProgram(Program):
                   prefer=True)
 
 
-def main_function(programs):
+def main_function(programs, captured=()):
     """@main: calls each program with each of its checked assignments, on
-    distinct buffers."""
+    distinct buffers; a program whose index is in `captured` once more,
+    for its first assignment, in a capture of the caller's stream."""
     lines = ["  func.func @main() {"]
     lines += [f"    %buf{i} = memref.alloc() : {MEMREF}" for i in range(3)]
     if any(p.scalars or len(p.memref_args()) > p.nargs for p in programs):
@@ -1783,22 +1837,39 @@ def main_function(programs):
     if streams:
         lines.append("    %stream = llvm.call @mgpuStreamCreate() : () -> "
                      "!llvm.ptr")
+    if captured:
+        lines += [f"    %reserve = arith.constant {CAPTURE_RESERVE} : i32",
+                  "    llvm.call @mgpuStreamPoolReserve(%reserve) : (i32) "
+                  "-> ()",
+                  "    llvm.call @mgpuEventPoolReserve(%reserve) : (i32) "
+                  "-> ()"]
     for p in programs:
         operands = [f"%buf{i}" for i in range(p.nargs)]
         types = [MEMREF] * p.nargs + [t for _, t in p.memref_args()[p.nargs:]]
         operands += ["%bytes"] * (len(types) - p.nargs)
         types += [t for _, t in p.scalars]
-        for values in p.assignments:
+        for k, values in enumerate(p.assignments):
             scalars = [("%true" if v else "%false") if isinstance(v, bool)
                        else f"%i{v}" for v in values]
             stream = ["%stream"] if p.stream else []
-            lines.append(f"    func.call @p{p.index}("
-                         f"{', '.join(operands + scalars + stream)}) : "
-                         f"({', '.join(types + ['!llvm.ptr'] * p.stream)}) "
-                         "-> ()")
+            call = (f"    func.call @p{p.index}("
+                    f"{', '.join(operands + scalars + stream)}) : "
+                    f"({', '.join(types + ['!llvm.ptr'] * p.stream)}) -> ()")
+            sync = ("    llvm.call @mgpuStreamSynchronize(%stream) : "
+                    "(!llvm.ptr) -> ()")
+            lines.append(call)
             if p.stream:
-                lines.append("    llvm.call @mgpuStreamSynchronize(%stream) "
-                             ": (!llvm.ptr) -> ()")
+                lines.append(sync)
+            if k == 0 and p.index in captured:
+                graph = f"%graph{p.index}"
+                lines += ["    llvm.call @mgpuStreamBeginCapture(%stream) : "
+                          "(!llvm.ptr) -> ()", call,
+                          f"    {graph} = llvm.call @mgpuStreamEndCapture("
+                          "%stream) : (!llvm.ptr) -> !llvm.ptr",
+                          f"    llvm.call @mgpuGraphLaunch({graph}, %stream) "
+                          ": (!llvm.ptr, !llvm.ptr) -> ()", sync,
+                          f"    llvm.call @mgpuGraphDestroy({graph}) : "
+                          "(!llvm.ptr) -> ()"]
     if streams:
         lines.append("    llvm.call @mgpuStreamDestroy(%stream) : "
                      "(!llvm.ptr) -> ()")
@@ -1823,7 +1894,7 @@ SHAPE_FUNCTIONS = f"""  func.func private @kick(%m : {MEMREF}) {{
 """
 
 
-def module_text(programs, control_flow, shapes=()):
+def module_text(programs, control_flow, shapes=(), captured=()):
     kernels = "".join(kernel_text(i, e) for i, e in enumerate(KERNELS))
     if shapes:
         kernels += shape_kernels_text(shapes)
@@ -1834,7 +1905,8 @@ def module_text(programs, control_flow, shapes=()):
              if any(p.stream for p in programs) else "") +
             (HOST_FUNCTIONS if control_flow else "") +
             (SHAPE_FUNCTIONS if control_flow and shapes else "") +
-            "".join(p.text() for p in programs) + main_function(programs) +
+            "".join(p.text() for p in programs) +
+            main_function(programs, captured) +
             "}\n")
 
 
@@ -1857,12 +1929,13 @@ def tool(cmd, text):
     return True, run.stdout, run.stderr
 
 
-def transform(programs, args, opt=None, pass_args=None):
-    """Runs the pass on a module of `programs` and verifies its output again
-    (with `opt` and `pass_args`: another mlir-opt, e.g. upstream's, and its
-    pipeline). Returns (ok, generic output, message)."""
+def transform(programs, args, opt=None, pass_args=None, captured=()):
+    """Runs the pass on a module of `programs` (whose @main captures those
+    in `captured`) and verifies its output again (with `opt` and
+    `pass_args`: another mlir-opt, e.g. upstream's, and its pipeline).
+    Returns (ok, generic output, message)."""
     opt = opt or MLIR_OPT
-    text = module_text(programs, args.control_flow, args.shapes)
+    text = module_text(programs, args.control_flow, args.shapes, captured)
     ok, out, msg = tool([opt, *(pass_args or args.pass_args).split(),
                          "-mlir-print-op-generic"], text)
     if not ok:
@@ -1922,14 +1995,12 @@ def distinct_executes(text):
     return "\n".join(lines)
 
 
-def run_checked(programs, args):
-    """Runs the pass on `programs`, lowers the output and runs it with the
-    checking runtime. Returns (ok, (exit status, violations, streams
-    created) or None, message)."""
-    runner = os.path.join(LLVM_PREFIX, "bin", "mlir-runner")
-    ok, out, msg = transform(programs, args)
+def lower_checked(programs, args, captured=()):
+    """Runs the pass on `programs` and lowers its output for the checking
+    runtime. Returns (ok, lowered module, mlir-runner options, message)."""
+    ok, out, msg = transform(programs, args, captured=captured)
     if not ok:
-        return False, None, msg
+        return False, "", [], msg
     if '"async.execute"' in out:
         # Keep the CSE of -gpu-lower-to-nvvm-pipeline from merging
         # async.execute ops (see distinct_executes).
@@ -1940,7 +2011,7 @@ def run_checked(programs, args):
         [MLIR_OPT, *linalg, "-gpu-lower-to-nvvm-pipeline=cubin-format=isa"],
         out)
     if not ok:
-        return False, None, f"lowering failed: {msg}"
+        return False, "", [], f"lowering failed: {msg}"
     options = []
     if '"async.' in out:
         # async.execute bodies become coroutines run by the async runtime
@@ -1949,8 +2020,62 @@ def run_checked(programs, args):
         # not survive mlir-runner's default optimization.
         ok, lowered, msg = tool([MLIR_OPT, *ASYNC_LOWERING], lowered)
         if not ok:
-            return False, None, f"lowering async failed: {msg}"
+            return False, "", [], f"lowering async failed: {msg}"
         options = ["-O0", f"--shared-libs={async_runtime()}"]
+    return True, lowered, options, ""
+
+
+def capturable_programs(programs, lowered):
+    """The indices of the programs on a caller's stream whose lowered
+    function, and each function it calls, calls no runtime function that a
+    capture forbids (CAPTURE_FORBIDDEN) and no host function other than
+    CAPTURE_HOST_CALLS."""
+    bodies = {}
+    for part in re.split(r"\n  (?=llvm\.func )", lowered):
+        match = re.match(r"llvm\.func (?:\w+ )*@([\w$.]+)\(", part)
+        if match:
+            bodies[match.group(1)] = part
+    memo = {}
+
+    def capturable(name):
+        if name not in memo:
+            memo[name] = False  # A recursive call is not looked into twice.
+            body = bodies.get(name, "")
+            if not body.split("\n")[0].rstrip().endswith("{"):
+                # A declaration: a runtime or host function.
+                memo[name] = (name in CAPTURE_HOST_CALLS or
+                              (name.startswith("mgpu") and
+                               not CAPTURE_FORBIDDEN.match(name)))
+            else:
+                callees = re.findall(r"llvm\.call @([\w$.]+)\(", body)
+                memo[name] = all(capturable(c) for c in callees)
+        return memo[name]
+
+    return {p.index for p in programs
+            if p.stream and capturable(f"p{p.index}")}
+
+
+def run_checked(programs, args):
+    """Runs the pass on `programs`, lowers the output and runs it with the
+    checking runtime, capturing the capturable programs on a caller's stream
+    (see capturable_programs). Returns (ok, (exit status, violations,
+    streams created, programs captured) or None, message)."""
+    runner = os.path.join(LLVM_PREFIX, "bin", "mlir-runner")
+    ok, lowered, options, msg = lower_checked(programs, args)
+    if not ok:
+        return False, None, msg
+    captured = capturable_programs(programs, lowered)
+    # A program written to be captured (capture_clean) that the host
+    # synchronizes or allocates device memory for is a failure.
+    uncapturable = [p for p in programs if getattr(p, "capture_clean", False)
+                    and p.index not in captured]
+    if uncapturable:
+        return False, None, ("not capturable (written to be captured): " +
+                             ", ".join(f"@p{p.index}" for p in uncapturable))
+    if captured:
+        ok, lowered, options, msg = lower_checked(programs, args, captured)
+        if not ok:
+            return False, None, msg
     try:
         run = subprocess.run([runner, "--entry-point-result=void",
                               f"--shared-libs={RUNTIME}", *options],
@@ -1960,7 +2085,7 @@ def run_checked(programs, args):
     match = re.search(r"gpu-check: (\d+) violation", run.stderr)
     streams = re.search(r"calls mgpuStreamCreate (\d+)", run.stderr)
     stats = (run.returncode, int(match.group(1)) if match else None,
-             int(streams.group(1)) if streams else 0)
+             int(streams.group(1)) if streams else 0, len(captured))
     if run.returncode != 0 or not match or stats[1]:
         errors = "\n".join(l for l in run.stderr.splitlines()
                            if "error" in l)
@@ -1986,7 +2111,7 @@ def run_all(programs, args, totals):
                for i in range(0, len(programs), RUN_BATCH)]
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
         results = list(pool.map(lambda b: run_checked(b, args), batches))
-    exits = violations = streams = 0
+    exits = violations = streams = captured = 0
     state = {"failed": [], "unchecked": 0}
     failed = False
     for batch, (ok, stats, msg) in zip(batches, results):
@@ -1994,6 +2119,7 @@ def run_all(programs, args, totals):
             exits += stats[0] != 0
             violations += stats[1] or 0
             streams += stats[2]
+            captured += stats[3]
         if not ok:
             failed = True
             print(f"--run: programs @p{batch[0].index}-@p{batch[-1].index}: "
@@ -2003,7 +2129,9 @@ def run_all(programs, args, totals):
         totals.bad_programs.append((p, "run", f"--run: {m}"))
     summary = (f"checking runtime: {len(batches)} run(s), {exits} with exit "
                f"status other than 0, {violations} violation(s), {streams} "
-               f"stream(s) created")
+               f"stream(s) created; {captured} of "
+               f"{sum(p.stream for p in programs)} program(s) on a caller's "
+               "stream captured")
     if state["unchecked"]:
         summary += f"; {state['unchecked']} program(s) not isolated"
     return summary, failed

@@ -75,7 +75,8 @@ module attributes {gpu.container_module} {
   }
 
   // A loop in the body carries its work (dependence mode) and is handed over
-  // with the kernel after it. The single chain waits at each loop boundary.
+  // with the kernel after it. The single chain splits the body at the loop
+  // (async-region-on-stream-chain.mlir): no host wait.
   // CHECK-LABEL: func @loop
   // CHECK:         ^bb0(%[[T0:.*]]: !gpu.async.token):
   // CHECK-NEXT:    %[[L:.*]] = scf.for {{.*}} iter_args(%[[IT:.*]] = %[[T0]])
@@ -84,13 +85,18 @@ module attributes {gpu.container_module} {
   // CHECK:         %[[T1:.*]] = gpu.launch_func async [%[[T0]]]
   // CHECK-NEXT:    gpu.on_stream.yield [%[[L]], %[[T1]]]
   // CHAIN-LABEL: func @loop
-  // CHAIN:         ^bb0(%[[T0:.*]]: !gpu.async.token):
-  // CHAIN-NEXT:    gpu.wait [%[[T0]]]
-  // CHAIN-NEXT:    scf.for
-  // CHAIN-NEXT:      %[[J:.*]] = gpu.wait async [%[[T0]]]
-  // CHAIN-NEXT:      %[[K:.*]] = gpu.launch_func async [%[[J]]]
-  // CHAIN-NEXT:      gpu.wait [%[[K]]]
-  // CHAIN:         gpu.on_stream.yield [%{{.*}}]
+  // CHAIN-NOT:     gpu.wait [
+  // CHAIN:         scf.for
+  // CHAIN-NEXT:      gpu.on_stream <%[[S:.*]] : !llvm.ptr> {
+  // CHAIN-NEXT:      ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHAIN-NEXT:        %[[J:.*]] = gpu.wait async [%[[T]]]
+  // CHAIN-NEXT:        %[[K:.*]] = gpu.launch_func async [%[[J]]]
+  // CHAIN-NEXT:        gpu.on_stream.yield [%[[K]]]
+  // CHAIN-NEXT:      }
+  // CHAIN-NEXT:    }
+  // CHAIN-NEXT:    gpu.on_stream <%[[S]] : !llvm.ptr> {
+  // CHAIN-NOT:     gpu.wait [
+  // CHAIN:         return
   func.func @loop(%s : !llvm.ptr, %a : memref<16xf32> {llvm.noalias}, %b : memref<16xf32> {llvm.noalias}) {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index

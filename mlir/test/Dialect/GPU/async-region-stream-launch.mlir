@@ -16,6 +16,11 @@ module attributes {gpu.container_module} {
       memref.store %x, %a[%c0] : memref<16xf32>
       gpu.return
     }
+    gpu.func @read(%a : memref<16xf32>) kernel {
+      %c0 = arith.constant 0 : index
+      %x = memref.load %a[%c0] : memref<16xf32>
+      gpu.return
+    }
   }
 
   // The launch follows a region on its stream: no host wait.
@@ -213,6 +218,134 @@ module attributes {gpu.container_module} {
     }
     %x = memref.load %a[%c0] : memref<16xf32>
     return %x : f32
+  }
+
+  // A launch on the region's stream between kernels on the same buffer: the
+  // body ends before the launch and resumes after it, so that the stream
+  // orders the three; no host wait.
+  // CHECK-LABEL: func @launch_between_kernels
+  // CHECK-SAME:    (%[[S:.*]]: !llvm.ptr,
+  // CHECK-NOT:     {{^ *}}gpu.wait [
+  // CHECK:         gpu.on_stream <%[[S]] : !llvm.ptr> {
+  // CHECK-NEXT:    ^bb0(%[[T0:.*]]: !gpu.async.token):
+  // CHECK-NEXT:      %[[K0:.*]] = gpu.launch_func async [%[[T0]]]
+  // CHECK-NEXT:      gpu.on_stream.yield [%[[K0]]]
+  // CHECK-NEXT:    }
+  // CHECK-NEXT:    gpu.launch_func <%[[S]] : !llvm.ptr>
+  // CHECK-NEXT:    gpu.on_stream <%[[S]] : !llvm.ptr> {
+  // CHECK-NEXT:    ^bb0(%[[T1:.*]]: !gpu.async.token):
+  // CHECK-NEXT:      %[[K1:.*]] = gpu.launch_func async [%[[T1]]]
+  // CHECK-NEXT:      gpu.on_stream.yield [%[[K1]]]
+  // CHECK-NEXT:    }
+  // CHECK-NEXT:    return
+  // CHAIN-LABEL: func @launch_between_kernels
+  // CHAIN-SAME:    (%[[S:.*]]: !llvm.ptr,
+  // CHAIN-NOT:     {{^ *}}gpu.wait [
+  // CHAIN:         gpu.on_stream.yield [%{{.*}}]
+  // CHAIN-NEXT:    }
+  // CHAIN-NEXT:    gpu.launch_func <%[[S]] : !llvm.ptr>
+  // CHAIN-NEXT:    gpu.on_stream <%[[S]] : !llvm.ptr> {
+  // CHAIN-NOT:     {{^ *}}gpu.wait [
+  // CHAIN:         return
+  func.func @launch_between_kernels(%s : !llvm.ptr, %a : memref<16xf32>) {
+    %c1 = arith.constant 1 : index
+    gpu.on_stream <%s : !llvm.ptr> {
+    ^bb0(%t0: !gpu.async.token):
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      gpu.launch_func <%s : !llvm.ptr> @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      gpu.on_stream.yield
+    }
+    return
+  }
+
+  // The launch is in a loop of the body: the body is split at the loop, whose
+  // block becomes a region of its own, split at the launch in turn.
+  // CHECK-LABEL: func @launch_in_loop_of_region
+  // CHECK-NOT:     {{^ *}}gpu.wait [
+  // CHECK:         gpu.on_stream.yield [%{{.*}}]
+  // CHECK-NEXT:    }
+  // CHECK-NEXT:    scf.for
+  // CHECK-NEXT:      gpu.launch_func <%{{.*}} : !llvm.ptr>
+  // CHECK-NEXT:    }
+  // CHECK-NOT:     {{^ *}}gpu.wait [
+  // CHECK:         return
+  // CHAIN-LABEL: func @launch_in_loop_of_region
+  // CHAIN-NOT:     {{^ *}}gpu.wait [
+  // CHAIN:         gpu.on_stream.yield [%{{.*}}]
+  // CHAIN-NEXT:    }
+  // CHAIN-NEXT:    scf.for
+  // CHAIN-NEXT:      gpu.launch_func <%{{.*}} : !llvm.ptr>
+  // CHAIN-NEXT:    }
+  // CHAIN-NOT:     {{^ *}}gpu.wait [
+  // CHAIN:         return
+  func.func @launch_in_loop_of_region(%s : !llvm.ptr, %a : memref<16xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    gpu.on_stream <%s : !llvm.ptr> {
+    ^bb0(%t0: !gpu.async.token):
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      scf.for %i = %c0 to %c4 step %c1 {
+        gpu.launch_func <%s : !llvm.ptr> @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      }
+      gpu.on_stream.yield
+    }
+    return
+  }
+
+  // Launches on the stream that conflict with no GPU work of the body (on
+  // another buffer, or reading what the body's kernel only reads, also in
+  // an SCF op) need no split: one region, no host wait.
+  // CHECK-LABEL: func @launches_without_conflict
+  // CHECK-NOT:     {{^ *}}gpu.wait [
+  // CHECK-COUNT-1: gpu.on_stream <
+  // CHECK-NOT:     {{^ *}}gpu.wait [
+  // CHECK-NOT:     gpu.on_stream <
+  // CHECK:         return
+  // CHAIN-LABEL: func @launches_without_conflict
+  // CHAIN-NOT:     {{^ *}}gpu.wait [
+  // CHAIN-COUNT-1: gpu.on_stream <
+  // CHAIN-NOT:     {{^ *}}gpu.wait [
+  // CHAIN-NOT:     gpu.on_stream <
+  // CHAIN:         return
+  func.func @launches_without_conflict(%s : !llvm.ptr,
+      %a : memref<16xf32> {llvm.noalias}, %b : memref<16xf32> {llvm.noalias}) {
+    %c1 = arith.constant 1 : index
+    gpu.on_stream <%s : !llvm.ptr> {
+    ^bb0(%t0: !gpu.async.token):
+      gpu.launch_func @kernels::@read blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      gpu.launch_func <%s : !llvm.ptr> @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%b : memref<16xf32>)
+      gpu.launch_func <%s : !llvm.ptr> @kernels::@read blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      scf.execute_region {
+        gpu.launch_func <%s : !llvm.ptr> @kernels::@read blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+        scf.yield
+      }
+      gpu.on_stream.yield
+    }
+    return
+  }
+
+  // A launch on another stream is not ordered by the region's stream: the
+  // host waits for the conflicting kernel before it, as before.
+  // CHECK-LABEL: func @launch_on_other_stream
+  // CHECK:         %[[K:.*]] = gpu.launch_func async
+  // CHECK-NEXT:    gpu.wait [%[[K]]]
+  // CHECK-NEXT:    gpu.launch_func <%{{.*}} : !llvm.ptr>
+  // CHAIN-LABEL: func @launch_on_other_stream
+  // CHAIN:         %[[K:.*]] = gpu.launch_func async
+  // CHAIN-NEXT:    gpu.wait [%[[K]]]
+  // CHAIN-NEXT:    gpu.launch_func <%{{.*}} : !llvm.ptr>
+  func.func @launch_on_other_stream(%s : !llvm.ptr, %s2 : !llvm.ptr,
+                                    %a : memref<16xf32>) {
+    %c1 = arith.constant 1 : index
+    gpu.on_stream <%s : !llvm.ptr> {
+    ^bb0(%t0: !gpu.async.token):
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      gpu.launch_func <%s2 : !llvm.ptr> @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      gpu.on_stream.yield
+    }
+    return
   }
 }
 

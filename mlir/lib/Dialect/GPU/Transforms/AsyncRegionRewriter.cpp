@@ -464,6 +464,283 @@ static MemoryAccesses getNestedGpuAccesses(GpuAccessAnalysis &accesses,
 }
 
 //===----------------------------------------------------------------------===//
+// Splitting gpu.on_stream bodies.
+//===----------------------------------------------------------------------===//
+
+/// Returns whether `type` is a GPU dialect type (an async token, a sparse
+/// handle) or an async dialect type: a value of it does not cross from one
+/// piece of a split body to another (an async token cannot be a result of
+/// gpu.on_stream; a handle belongs to the token work that made it).
+static bool isTokenLike(Type type) {
+  return isa<gpu::GPUDialect, async::AsyncDialect>(type.getDialect());
+}
+
+/// Returns the results of the ops in `ops` (consecutive ops of one block) that
+/// are used after them; fails if one of them is token-like (see isTokenLike).
+static FailureOr<SmallVector<Value>>
+getEscapingValues(ArrayRef<Operation *> ops) {
+  SmallVector<Value> escaping;
+  if (ops.empty())
+    return escaping;
+  Block *block = ops.front()->getBlock();
+  DenseSet<Operation *> inRun(ops.begin(), ops.end());
+  for (Operation *op : ops) {
+    for (Value result : op->getResults()) {
+      bool escapes = llvm::any_of(result.getUsers(), [&](Operation *user) {
+        return !inRun.contains(block->findAncestorOpInBlock(*user));
+      });
+      if (!escapes)
+        continue;
+      if (isTokenLike(result.getType()))
+        return failure();
+      escaping.push_back(result);
+    }
+  }
+  return escaping;
+}
+
+/// Moves `ops`, consecutive ops of one block, into the body of a new
+/// gpu.on_stream on `stream` created in their place, which yields the values
+/// they define that are used after them. Returns the new op.
+static gpu::OnStreamOp wrapInOnStream(OpBuilder &builder, Value stream,
+                                      ArrayRef<Operation *> ops,
+                                      ArrayRef<Value> escaping) {
+  Location loc = ops.front()->getLoc();
+  builder.setInsertionPoint(ops.front());
+  auto onStreamOp = gpu::OnStreamOp::create(
+      builder, loc, ValueRange(escaping).getTypes(), stream);
+  Block &body = onStreamOp.getBody().front();
+  for (Operation *op : ops)
+    op->moveBefore(&body, body.end());
+  builder.setInsertionPointToEnd(&body);
+  gpu::OnStreamYieldOp::create(builder, loc, ValueRange(), escaping);
+  for (auto [index, value] : llvm::enumerate(escaping))
+    Value(value).replaceUsesWithIf(
+        onStreamOp.getResult(index), [&](OpOperand &use) {
+          return !onStreamOp->isAncestor(use.getOwner());
+        });
+  return onStreamOp;
+}
+
+/// Returns the ops of `block` but its terminator.
+static SmallVector<Operation *> getOpsButTerminator(Block &block) {
+  SmallVector<Operation *> ops;
+  for (Operation &op : block.without_terminator())
+    ops.push_back(&op);
+  return ops;
+}
+
+/// Returns whether `ops` hold a GPU op that this pass makes async or orders
+/// by tokens: a gpu.on_stream body must hold them, other ops need not.
+static bool holdTokenWork(ArrayRef<Operation *> ops) {
+  return llvm::any_of(ops, [](Operation *op) {
+    return op
+        ->walk([](Operation *nested) {
+          return getAsyncOp(nested) ? WalkResult::interrupt()
+                                    : WalkResult::advance();
+        })
+        .wasInterrupted();
+  });
+}
+
+/// Returns the memory that `op` and the ops nested in it access as GPU work
+/// that this pass makes async.
+static MemoryAccesses getAsyncWorkAccesses(GpuAccessAnalysis &accesses,
+                                           Operation *op) {
+  MemoryAccesses result;
+  op->walk([&](Operation *nested) {
+    if (getAsyncOp(nested) && !isa<gpu::WaitOp>(nested))
+      result.append(accesses.getGpuAccesses(nested));
+  });
+  return result;
+}
+
+/// Returns the launches on `stream` in `body` that may conflict with GPU work
+/// of the body after them: the host would wait for the launch before that
+/// work.
+static DenseSet<Operation *>
+getLaunchesBeforeConflicts(GpuAccessAnalysis &accesses, Block &body,
+                           Value stream) {
+  DenseSet<Operation *> launches;
+  MemoryAccesses later;
+  for (Operation &op : llvm::reverse(body.without_terminator())) {
+    if (getLaunchStream(&op) == stream &&
+        accesses.mayConflict(later, accesses.getGpuAccesses(&op)))
+      launches.insert(&op);
+    later.append(getAsyncWorkAccesses(accesses, &op));
+  }
+  return launches;
+}
+
+/// Returns whether a gpu.on_stream body can be split at `op` (see
+/// splitOnStreamBody): `op` is an SCF op whose regions the pass passes tokens
+/// through (see passesTokens), it holds an op for which `wanted` holds, and no
+/// token-like value enters or leaves it or one of its blocks.
+static bool isScfSplitPoint(Operation *op,
+                            function_ref<bool(Operation *)> wanted) {
+  if (!passesTokens(op) || isa<gpu::OnStreamOp>(op))
+    return false;
+  auto tokenLike = [](Value value) { return isTokenLike(value.getType()); };
+  if (llvm::any_of(op->getOperands(), tokenLike) ||
+      llvm::any_of(op->getResults(), tokenLike))
+    return false;
+  bool holdsWanted = false;
+  for (Region &region : op->getRegions()) {
+    for (Block &block : region) {
+      if (failed(getEscapingValues(getOpsButTerminator(block))))
+        return false;
+      block.walk([&](Operation *nested) { holdsWanted |= wanted(nested); });
+    }
+  }
+  return holdsWanted;
+}
+
+/// Splits the body of `onStreamOp`, of one block, so that the stream, not
+/// the host, orders its GPU work with
+/// - a launch on the op's stream that may conflict with GPU work of the body
+///   before or after it (the host would wait for one of them), or with any
+///   GPU work of the body if nested in an SCF op (see isScfSplitPoint), and,
+/// - with `atScfOps` (the single chain, which never passes a token across a
+///   block boundary), the GPU work before, inside and after an SCF op that
+///   holds some.
+/// The runs of ops between those split points become gpu.on_stream ops on the
+/// same stream, the split points move between them, and the ops of each block
+/// of an SCF op but the terminator become a gpu.on_stream too. The stream runs
+/// the pieces and the launches in program order. Appends the gpu.on_stream ops
+/// of the blocks to `worklist`. Leaves the op as it is if a token-like value
+/// would cross from one piece to another.
+static void splitOnStreamBody(gpu::OnStreamOp onStreamOp,
+                              AliasAnalysis &aliasAnalysis, bool atScfOps,
+                              SmallVectorImpl<gpu::OnStreamOp> &worklist) {
+  Region &region = onStreamOp.getBody();
+  if (!region.hasOneBlock())
+    return;
+  // An analysis of its own: its memos hold values that earlier splits erased.
+  GpuAccessAnalysis accesses(aliasAnalysis);
+  Block &body = region.front();
+  Value stream = onStreamOp.getStream();
+  SmallVector<SmallVector<Operation *>> runs(1);
+  SmallVector<Operation *> splitPoints;
+  DenseSet<Operation *> launchesBeforeConflicts =
+      getLaunchesBeforeConflicts(accesses, body, stream);
+  MemoryAccesses bodyWork = getAsyncWorkAccesses(accesses, onStreamOp);
+  auto wanted = [&](Operation *nested) {
+    if (atScfOps && getAsyncOp(nested) && !isa<gpu::WaitOp>(nested))
+      return true;
+    return getLaunchStream(nested) == stream &&
+           accesses.mayConflict(bodyWork, accesses.getGpuAccesses(nested));
+  };
+  MemoryAccesses pending;
+  for (Operation &op : body.without_terminator()) {
+    bool conflictingLaunch =
+        getLaunchStream(&op) == stream &&
+        (launchesBeforeConflicts.contains(&op) ||
+         accesses.mayConflict(pending, accesses.getGpuAccesses(&op)));
+    if (conflictingLaunch || isScfSplitPoint(&op, wanted)) {
+      splitPoints.push_back(&op);
+      runs.emplace_back();
+      pending = MemoryAccesses();
+      continue;
+    }
+    runs.back().push_back(&op);
+    pending.append(getAsyncWorkAccesses(accesses, &op));
+  }
+  if (splitPoints.empty())
+    return;
+  // The entry token stands for the stream's earlier work in the first run
+  // only; the last run's values and tokens leave through the terminator.
+  Value entry = onStreamOp.getEntryToken();
+  Operation *yield = body.getTerminator();
+  if (llvm::any_of(entry.getUsers(), [&](Operation *user) {
+        return !llvm::is_contained(runs.front(),
+                                   body.findAncestorOpInBlock(*user));
+      }))
+    return;
+  runs.back().push_back(yield);
+  if (llvm::any_of(runs, [](ArrayRef<Operation *> run) {
+        return failed(getEscapingValues(run));
+      }))
+    return;
+  LDBG() << "splitting the body of a gpu.on_stream at " << splitPoints.size()
+         << " op(s)";
+
+  // Ops without effects or regions whose operands are defined above the op
+  // move out first: their values need not be results of a piece.
+  for (SmallVector<Operation *> &run : runs) {
+    llvm::erase_if(run, [&](Operation *op) {
+      if (op == yield || op->getNumRegions() != 0 || !isMemoryEffectFree(op) ||
+          llvm::any_of(op->getOperands(), [&](Value operand) {
+            return isDefinedIn(operand, onStreamOp);
+          }))
+        return false;
+      op->moveBefore(onStreamOp);
+      return true;
+    });
+  }
+  SmallVector<SmallVector<Value>> escaping;
+  for (ArrayRef<Operation *> run : runs)
+    escaping.push_back(*getEscapingValues(run));
+
+  OpBuilder builder(onStreamOp);
+  for (auto [index, run] : llvm::enumerate(runs)) {
+    bool last = index + 1 == runs.size();
+    if (last)
+      run.pop_back();
+    // A run without such GPU work needs no region: it moves out.
+    if (!holdTokenWork(run) && (index != 0 || entry.use_empty())) {
+      for (Operation *op : run)
+        op->moveBefore(onStreamOp);
+    } else if (!last) {
+      gpu::OnStreamOp piece =
+          wrapInOnStream(builder, stream, run, escaping[index]);
+      if (index == 0)
+        entry.replaceAllUsesWith(piece.getEntryToken());
+      piece->moveBefore(onStreamOp);
+    } else {
+      // The last piece takes the terminator; its results replace the op's.
+      builder.setInsertionPoint(onStreamOp);
+      auto piece = gpu::OnStreamOp::create(builder, onStreamOp.getLoc(),
+                                           onStreamOp.getResultTypes(), stream);
+      Block &pieceBody = piece.getBody().front();
+      for (Operation *op : run)
+        op->moveBefore(&pieceBody, pieceBody.end());
+      yield->moveBefore(&pieceBody, pieceBody.end());
+      onStreamOp.replaceAllUsesWith(piece.getResults());
+    }
+    if (last)
+      break;
+    Operation *splitPoint = splitPoints[index];
+    splitPoint->moveBefore(onStreamOp);
+    for (Region &nested : splitPoint->getRegions()) {
+      for (Block &block : nested) {
+        SmallVector<Operation *> ops = getOpsButTerminator(block);
+        if (!holdTokenWork(ops))
+          continue;
+        SmallVector<Value> values = *getEscapingValues(ops);
+        worklist.push_back(wrapInOnStream(builder, stream, ops, values));
+      }
+    }
+  }
+  // The op's results are now those of its last piece, or the values its
+  // terminator yields if the last run moved out.
+  if (!onStreamOp.use_empty())
+    onStreamOp.replaceAllUsesWith(
+        cast<gpu::OnStreamYieldOp>(yield).getValues());
+  onStreamOp.erase();
+}
+
+/// Splits the bodies of the gpu.on_stream ops in `root` (see
+/// splitOnStreamBody), and those of the ops it creates.
+static void splitOnStreamBodies(Operation *root, AliasAnalysis &aliasAnalysis,
+                                bool atScfOps) {
+  SmallVector<gpu::OnStreamOp> worklist;
+  root->walk([&](gpu::OnStreamOp op) { worklist.push_back(op); });
+  while (!worklist.empty())
+    splitOnStreamBody(worklist.pop_back_val(), aliasAnalysis, atScfOps,
+                      worklist);
+}
+
+//===----------------------------------------------------------------------===//
 // Single chain (max-streams=1).
 //===----------------------------------------------------------------------===//
 
@@ -558,8 +835,16 @@ private:
       waitForHandedStreams(op, hostAccesses);
     else if (!endsBlock)
       waitForHandedStreamsBeforeRegions(op);
-    // A host op that accesses memory waits for the stream's earlier work.
-    if (streamEntry && !hostAccesses.empty()) {
+    // A host op that accesses memory waits for the stream's earlier work,
+    // unless the stream orders all it holds after that (see
+    // getAccessesUnorderedWith).
+    // In the body, an op with regions: what it holds on the body's stream
+    // is ordered after the stream's earlier work, and is GPU work.
+    bool inBody = (streamEntry || entryInFlight) && op->getNumRegions() != 0;
+    MemoryAccesses entryAccesses =
+        inBody ? getAccessesUnorderedWith(op, getEnclosingStream(op))
+               : hostAccesses;
+    if (streamEntry && !entryAccesses.empty()) {
       LDBG() << "host waits for the stream's earlier work before "
              << OpWithFlags(op, OpPrintingFlags().skipRegions());
       createWaitOp(builder, op->getLoc(), Type(), streamEntry);
@@ -568,7 +853,11 @@ private:
     recordHandedWork(op);
     if (!currentToken)
       return success();
-    bool touchesInFlight = mayTouchInFlightMemory(hostAccesses);
+    bool touchesInFlight = mayTouchInFlightMemory(
+        inBody ? getAccessesUnorderedWith(op, getEnclosingStream(op),
+                                          /*withStreamWork=*/true)
+               : hostAccesses,
+        entryAccesses);
     // Insert host synchronization before terminator or op with side effects.
     if (isTerminator(op) || touchesInFlight) {
       LDBG() << "host waits before "
@@ -613,14 +902,20 @@ private:
 
   // Returns what `op` and the ops nested in it may access that `stream` does
   // not order after the work enqueued on it: all but its launches on `stream`
-  // and its gpu.on_stream ops on `stream`. A host wait accesses everything.
-  MemoryAccesses getAccessesUnorderedWith(Operation *op, Value stream) {
+  // and its gpu.on_stream ops on `stream`, unless `withStreamWork`. A host
+  // wait accesses everything.
+  MemoryAccesses getAccessesUnorderedWith(Operation *op, Value stream,
+                                          bool withStreamWork = false) {
     MemoryAccesses result;
     op->walk<WalkOrder::PreOrder>([&](Operation *nested) {
       auto onStreamOp = dyn_cast<gpu::OnStreamOp>(nested);
       if (getLaunchStream(nested) == stream ||
-          (onStreamOp && onStreamOp.getStream() == stream))
+          (onStreamOp && onStreamOp.getStream() == stream)) {
+        if (withStreamWork)
+          result.append(onStreamOp ? getEverything()
+                                   : accesses.getGpuAccesses(nested));
         return WalkResult::skip();
+      }
       auto wait = dyn_cast<gpu::WaitOp>(nested);
       if (wait && !wait.getAsyncToken())
         result.everything = true;
@@ -691,7 +986,10 @@ private:
       createWaitOp(builder, launch.getLoc(), Type(), streamEntry);
       streamEntry = {};
     }
-    if (currentToken && mayTouchInFlightMemory(launchAccesses)) {
+    if (currentToken && mayTouchInFlightMemory(
+                            launchAccesses, getEnclosingStream(launch) == stream
+                                                ? MemoryAccesses()
+                                                : launchAccesses)) {
       LDBG() << "host waits before a launch on a stream: it may touch memory "
                 "of GPU work in flight";
       currentToken =
@@ -724,15 +1022,24 @@ private:
   void clearInFlight() {
     inFlight = {};
     inFlightBuffers.clear();
+    entryInFlight = false;
   }
 
   // Returns whether a host op with `hostAccesses` must wait for the GPU work
   // since the last host synchronization: its accesses may conflict with
   // those of that work (as GpuAccessAnalysis answers for both), or its
   // effects are unknown.
-  bool mayTouchInFlightMemory(const MemoryAccesses &hostAccesses) {
+  // Of those accesses, the stream orders all but `entryAccesses` after its
+  // earlier work (see getAccessesUnorderedWith), with which the chain may
+  // have started.
+  bool mayTouchInFlightMemory(const MemoryAccesses &hostAccesses,
+                              const MemoryAccesses &entryAccesses) {
     return hostAccesses.everything ||
+           (entryInFlight && !entryAccesses.empty()) ||
            accesses.mayConflict(inFlight, hostAccesses);
+  }
+  bool mayTouchInFlightMemory(const MemoryAccesses &hostAccesses) {
+    return mayTouchInFlightMemory(hostAccesses, hostAccesses);
   }
 
   // Replaces asyncOp with a clone that returns a token.
@@ -748,9 +1055,7 @@ private:
       // The chain starts with the stream's earlier work, which may access
       // anything: waiting for the chain waits for it.
       if (streamEntry) {
-        MemoryAccesses everything;
-        everything.everything = true;
-        addInFlight(everything);
+        entryInFlight = true;
         streamEntry = {};
       }
     }
@@ -772,6 +1077,9 @@ private:
   // accesses, one entry per buffer, and the entry of each buffer.
   MemoryAccesses inFlight;
   DenseMap<Value, unsigned> inFlightBuffers;
+  // Whether the chain started from the stream's earlier work (the entry
+  // token of the enclosing gpu.on_stream), which may access anything.
+  bool entryInFlight = false;
 
   // In the body of gpu.on_stream, its entry token until the host or the
   // chain waits for it.
@@ -1943,6 +2251,10 @@ struct GpuAsyncRegionPass::SingleTokenUseCallback {
 // inserts the necessary synchronization (as gpu.wait ops). Assumes sequential
 // execution semantics and that no GPU ops are asynchronous yet.
 void GpuAsyncRegionPass::runOnOperation() {
+  // Let the streams of gpu.on_stream ops order what the host would wait for
+  // otherwise: split their bodies before the analyses see them.
+  splitOnStreamBodies(getOperation(), getAnalysis<AliasAnalysis>(),
+                      /*atScfOps=*/maxStreams == 1);
   GpuAccessAnalysis accesses(getAnalysis<AliasAnalysis>());
   OpaqueStreamUsers opaque(getOperation(), accesses);
   if (maxStreams == 1) {

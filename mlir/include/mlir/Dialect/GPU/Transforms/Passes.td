@@ -146,6 +146,17 @@ def GpuAsyncRegionPass : Pass<"gpu-async-region", "func::FuncOp"> {
     is a value defined inside the op; before such an op the host waits only
     for the streams whose work its regions may touch.
 
+    A body of one block is split, so that its stream orders what the host
+    would wait for otherwise: at each launch on the body's stream that may
+    conflict with GPU work of the body before or after it, and at each of
+    the SCF ops above that holds a launch on the stream that may conflict
+    with GPU work of the body or, in the single chain (where control enters
+    and leaves its blocks), any GPU work. The runs of ops between those
+    points that hold GPU work, and the ops of each block of those SCF ops
+    that do, become `gpu.on_stream` ops on the same stream, which runs them
+    in program order. A body is left whole where an async token or another
+    GPU dialect value would cross from one piece to another.
+
     A launch on a stream (`gpu.launch_func <%s>`) runs after the work
     enqueued on `%s` and hands its own work to `%s`, with the accesses of its
     kernel: the host waits before it only for other GPU work that it may
