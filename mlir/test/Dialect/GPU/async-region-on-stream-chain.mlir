@@ -178,6 +178,44 @@ module attributes {gpu.container_module} {
     return
   }
 
+  // Host accesses in pieces without GPU work stay in a body on the stream,
+  // where they wait for the stream's earlier work: a read before the loop,
+  // and one in the branch that launches nothing.
+  // CHECK-LABEL: func @host_ops_without_gpu_work
+  // CHECK-SAME:    (%[[S:.*]]: !llvm.ptr,
+  // CHECK:         gpu.on_stream <%[[S]] : !llvm.ptr> -> f32 {
+  // CHECK-NEXT:    ^bb0(%[[T0:.*]]: !gpu.async.token):
+  // CHECK-NEXT:      gpu.wait [%[[T0]]]
+  // CHECK-NEXT:      memref.load
+  // CHECK:         scf.for
+  // CHECK:         scf.if
+  // CHECK:         } else {
+  // CHECK-NEXT:      gpu.on_stream <%[[S]] : !llvm.ptr> {
+  // CHECK-NEXT:      ^bb0(%[[T1:.*]]: !gpu.async.token):
+  // CHECK-NEXT:        gpu.wait [%[[T1]]]
+  // CHECK-NEXT:        memref.store
+  func.func @host_ops_without_gpu_work(%s : !llvm.ptr, %a : memref<16xf32>,
+                                       %p : i1) -> f32 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %f = arith.constant 1.0 : f32
+    %r = gpu.on_stream <%s : !llvm.ptr> -> f32 {
+    ^bb0(%t0: !gpu.async.token):
+      %x = memref.load %a[%c0] : memref<16xf32>
+      scf.for %i = %c0 to %c4 step %c1 {
+        gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      }
+      scf.if %p {
+        gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      } else {
+        memref.store %f, %a[%c0] : memref<16xf32>
+      }
+      gpu.on_stream.yield %x : f32
+    }
+    return %r : f32
+  }
+
   // The entry token is used in the loop: a piece would lose it, so the body
   // stays whole, with today's host waits at the loop's boundaries.
   // CHECK-LABEL: func @entry_token_in_loop

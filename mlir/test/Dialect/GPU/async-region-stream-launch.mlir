@@ -326,6 +326,38 @@ module attributes {gpu.container_module} {
     return
   }
 
+  // Host accesses before the split, with no GPU work: they stay in a body on
+  // the stream (the first piece), where they wait for the caller's earlier
+  // work.
+  // CHECK-LABEL: func @host_read_before_launch
+  // CHECK-SAME:    (%[[S:.*]]: !llvm.ptr,
+  // CHECK:         gpu.on_stream <%[[S]] : !llvm.ptr> {
+  // CHECK-NEXT:    ^bb0(%[[T0:.*]]: !gpu.async.token):
+  // CHECK-NEXT:      gpu.wait [%[[T0]]]
+  // CHECK-NEXT:      memref.load
+  // CHECK:         gpu.launch_func <%[[S]] : !llvm.ptr>
+  // CHAIN-LABEL: func @host_read_before_launch
+  // CHAIN-SAME:    (%[[S:.*]]: !llvm.ptr,
+  // CHAIN:         gpu.on_stream <%[[S]] : !llvm.ptr> {
+  // CHAIN-NEXT:    ^bb0(%[[T0:.*]]: !gpu.async.token):
+  // CHAIN-NEXT:      gpu.wait [%[[T0]]]
+  // CHAIN-NEXT:      memref.load
+  // CHAIN:         gpu.launch_func <%[[S]] : !llvm.ptr>
+  func.func @host_read_before_launch(%s : !llvm.ptr,
+      %a : memref<16xf32> {llvm.noalias}, %h : memref<16xf32> {llvm.noalias}) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    gpu.on_stream <%s : !llvm.ptr> {
+    ^bb0(%t0: !gpu.async.token):
+      %x = memref.load %a[%c0] : memref<16xf32>
+      memref.store %x, %h[%c0] : memref<16xf32>
+      gpu.launch_func <%s : !llvm.ptr> @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      gpu.on_stream.yield
+    }
+    return
+  }
+
   // A launch on another stream is not ordered by the region's stream: the
   // host waits for the conflicting kernel before it, as before.
   // CHECK-LABEL: func @launch_on_other_stream

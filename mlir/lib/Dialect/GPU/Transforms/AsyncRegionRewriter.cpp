@@ -530,16 +530,14 @@ static SmallVector<Operation *> getOpsButTerminator(Block &block) {
   return ops;
 }
 
-/// Returns whether `ops` hold a GPU op that this pass makes async or orders
-/// by tokens: a gpu.on_stream body must hold them, other ops need not.
-static bool holdTokenWork(ArrayRef<Operation *> ops) {
-  return llvm::any_of(ops, [](Operation *op) {
-    return op
-        ->walk([](Operation *nested) {
-          return getAsyncOp(nested) ? WalkResult::interrupt()
-                                    : WalkResult::advance();
-        })
-        .wasInterrupted();
+/// Returns whether `ops`, consecutive ops of a gpu.on_stream body on `stream`
+/// or those of a block nested in it, must stay in a body on the stream: only
+/// there are they ordered after the work enqueued on it before. Ops without
+/// memory effects, and launches on `stream` (which it orders itself), need
+/// not.
+static bool needBody(ArrayRef<Operation *> ops, Value stream) {
+  return llvm::any_of(ops, [&](Operation *op) {
+    return !isMemoryEffectFree(op) && getLaunchStream(op) != stream;
   });
 }
 
@@ -605,8 +603,9 @@ static bool isScfSplitPoint(Operation *op,
 ///   holds some.
 /// The runs of ops between those split points become gpu.on_stream ops on the
 /// same stream, the split points move between them, and the ops of each block
-/// of an SCF op but the terminator become a gpu.on_stream too. The stream runs
-/// the pieces and the launches in program order. Appends the gpu.on_stream ops
+/// of an SCF op but the terminator become a gpu.on_stream too, where they need
+/// a body (see needBody). The stream runs the pieces and the launches in
+/// program order. Appends the gpu.on_stream ops
 /// of the blocks to `worklist`. Leaves the op as it is if a token-like value
 /// would cross from one piece to another.
 static void splitOnStreamBody(gpu::OnStreamOp onStreamOp,
@@ -686,8 +685,8 @@ static void splitOnStreamBody(gpu::OnStreamOp onStreamOp,
     bool last = index + 1 == runs.size();
     if (last)
       run.pop_back();
-    // A run without such GPU work needs no region: it moves out.
-    if (!holdTokenWork(run) && (index != 0 || entry.use_empty())) {
+    // A run that needs no body moves out.
+    if (!needBody(run, stream) && (index != 0 || entry.use_empty())) {
       for (Operation *op : run)
         op->moveBefore(onStreamOp);
     } else if (!last) {
@@ -714,7 +713,7 @@ static void splitOnStreamBody(gpu::OnStreamOp onStreamOp,
     for (Region &nested : splitPoint->getRegions()) {
       for (Block &block : nested) {
         SmallVector<Operation *> ops = getOpsButTerminator(block);
-        if (!holdTokenWork(ops))
+        if (!needBody(ops, stream))
           continue;
         SmallVector<Value> values = *getEscapingValues(ops);
         worklist.push_back(wrapInOnStream(builder, stream, ops, values));

@@ -152,10 +152,12 @@ def GpuAsyncRegionPass : Pass<"gpu-async-region", "func::FuncOp"> {
     the SCF ops above that holds a launch on the stream that may conflict
     with GPU work of the body or, in the single chain (where control enters
     and leaves its blocks), any GPU work. The runs of ops between those
-    points that hold GPU work, and the ops of each block of those SCF ops
-    that do, become `gpu.on_stream` ops on the same stream, which runs them
-    in program order. A body is left whole where an async token or another
-    GPU dialect value would cross from one piece to another.
+    points, and the ops of each block of those SCF ops, become
+    `gpu.on_stream` ops on the same stream, which runs them in program
+    order (ops without memory effects and launches on the stream need no
+    such op). A body is left whole where an async token (its entry token
+    included) or another GPU dialect value would cross from one piece to
+    another.
 
     A launch on a stream (`gpu.launch_func <%s>`) runs after the work
     enqueued on `%s` and hands its own work to `%s`, with the accesses of its
