@@ -1241,6 +1241,9 @@ class Program:
             # All of it in the region; then nothing or a launch on the
             # stream.
             start, after = 0, rng.choice(["", "stream_launch"])
+        # With all of it in the region, the caller's earlier work on the
+        # stream is pending at the entry (Interpreter.caller_work).
+        self.caller_work = start == 0
         lines = self.lines[:start] + [
             "    gpu.on_stream <%stream : !llvm.ptr> {",
             "    ^bb0(%t0: !gpu.async.token):"] + [
@@ -2186,7 +2189,8 @@ def check_program(p, before, after, args, totals, upstream=None):
                           for (s, _), v in zip(p.scalars, values))
         where = f"{name}" + (f" [{label}]" if label else "")
         try:
-            spec = before.run(name, values, reference=True)
+            spec = before.run(name, values, reference=True,
+                              caller_work=getattr(p, "caller_work", False))
         except Unsupported as e:
             sys.exit(f"error: {where}: cannot interpret the generated input "
                      f"(a bug of the oracle): {e}")
@@ -2202,7 +2206,8 @@ def check_program(p, before, after, args, totals, upstream=None):
                          f"not ordered before {spec.instances[y].describe()}")
         try:
             trace = after.run(name, values, args.drop_host_waits,
-                              args.drop_token_deps)
+                              args.drop_token_deps,
+                              caller_work=getattr(p, "caller_work", False))
         except Unsupported as e:
             totals.invalid += 1
             totals.bad_programs.append(

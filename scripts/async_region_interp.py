@@ -388,7 +388,7 @@ class Interpreter:
     # -- running -----------------------------------------------------------
 
     def run(self, func_name, scalars, drop_host_waits=False,
-            drop_token_deps=False, reference=False):
+            drop_token_deps=False, reference=False, caller_work=False):
         """Executes `func_name` with each memref argument bound to a buffer
         of its own (of one alias class for all, or one each where marked
         {llvm.noalias}), each !llvm.ptr argument to a caller's stream, and its
@@ -397,7 +397,11 @@ class Interpreter:
         token operands of GPU ops (both to show that the checks fail without
         them). `reference` runs a pass's input: a launch on a caller's stream
         also completes for the host, as every statement does in program
-        order (the pass orders later conflicting work after it)."""
+        order (the pass orders later conflicting work after it).
+        `caller_work`: each stream argument starts with the caller's earlier
+        work on it pending (see caller_work); for a function whose whole
+        body is a gpu.on_stream region on it (code outside such a region is
+        not ordered with the stream's work, by the op's definition)."""
         func = self.functions.get(func_name)
         if func is None:
             raise Unsupported(f"no function {func_name}")
@@ -433,6 +437,8 @@ class Interpreter:
                     raise Unsupported(f"no value for argument {name}: {ty}")
                 values.append(scalars.pop(0))
         self.frames.append([])
+        if caller_work:
+            self.caller_work(func, values)
         self.call(func, values)
         # The frame dies: its stack buffers are gone.
         self.path = ["return"]
@@ -448,6 +454,19 @@ class Interpreter:
                                    if isinstance(v, Buffer)],
                     self.host_done | handed)
         return self.trace
+
+    def caller_work(self, func, values):
+        """The caller's earlier work on each stream argument: GPU work, still
+        pending, that reads and writes each buffer argument. In a pass's
+        input (`reference`), it completes before the function."""
+        for stream in values:
+            if not isinstance(stream, Stream):
+                continue
+            bit = self.record("gpu", func, [
+                (v, "RW") for v in values if isinstance(v, Buffer)], 0)
+            stream.handed |= bit
+            if self.reference:
+                self.host_done |= bit
 
     def end_frame(self, op):
         """Ends the innermost frame: a host write, by `op`'s end, of each of
