@@ -543,6 +543,11 @@ class Program:
         # one of `boundaries` (the starts of the top-level statements) on in
         # a gpu.on_stream region on it, followed by `stream_after`.
         self.stream = "stream" in self.shapes and rng.random() < 0.4
+        # Whether the program is written to be captured (ControlFlowProgram),
+        # and whether the caller's earlier work on %stream is pending at the
+        # entry (stream_region).
+        self.capture_clean = False
+        self.caller_work = False
         self.boundaries = []
         # Pointers made from buffers: (buffer, "i64"/"ptr") -> value.
         self.pointers = {}
@@ -1237,7 +1242,7 @@ class Program:
             else 0
         a = self.args[rng.randrange(len(self.args))]
         after = rng.choice(["", "load", "launch", "stream_launch"])
-        if getattr(self, "capture_clean", False):
+        if self.capture_clean:
             # All of it in the region; then nothing or a launch on the
             # stream.
             start, after = 0, rng.choice(["", "stream_launch"])
@@ -1255,8 +1260,7 @@ class Program:
             lines.append("    " + launch_text(0, a, a))
         elif after == "stream_launch":
             lines.append("    " + stream_launch_text(0, a, a))
-            if rng.random() < 0.5 and not getattr(self, "capture_clean",
-                                                  False):
+            if rng.random() < 0.5 and not self.capture_clean:
                 lines.append(f"    %after = memref.load {a}[%c0] : {MEMREF}")
         return lines
 
@@ -1447,7 +1451,7 @@ class ControlFlowProgram(Program):
 
     def alloc(self, scope, gpu):
         # A program written to be captured allocates no device memory.
-        gpu = gpu and not getattr(self, "capture_clean", False)
+        gpu = gpu and not self.capture_clean
         raw = self.rng.random() < 0.2
         b = self.fresh()
         ty = BYTES if raw else MEMREF
@@ -2070,7 +2074,7 @@ def run_checked(programs, args):
     captured = capturable_programs(programs, lowered)
     # A program written to be captured (capture_clean) that the host
     # synchronizes or allocates device memory for is a failure.
-    uncapturable = [p for p in programs if getattr(p, "capture_clean", False)
+    uncapturable = [p for p in programs if p.capture_clean
                     and p.index not in captured]
     if uncapturable:
         return False, None, ("not capturable (written to be captured): " +
@@ -2190,7 +2194,7 @@ def check_program(p, before, after, args, totals, upstream=None):
         where = f"{name}" + (f" [{label}]" if label else "")
         try:
             spec = before.run(name, values, reference=True,
-                              caller_work=getattr(p, "caller_work", False))
+                              caller_work=p.caller_work)
         except Unsupported as e:
             sys.exit(f"error: {where}: cannot interpret the generated input "
                      f"(a bug of the oracle): {e}")
@@ -2207,7 +2211,7 @@ def check_program(p, before, after, args, totals, upstream=None):
         try:
             trace = after.run(name, values, args.drop_host_waits,
                               args.drop_token_deps,
-                              caller_work=getattr(p, "caller_work", False))
+                              caller_work=p.caller_work)
         except Unsupported as e:
             totals.invalid += 1
             totals.bad_programs.append(
@@ -2477,6 +2481,9 @@ class FileFunction:
         self.assignments = assignments([t for _, t in self.scalars], limit,
                                        rng)
         self.stream = "!llvm.ptr" in block.arg_types
+        # Not written to be captured; no caller's work assumed on a stream.
+        self.capture_clean = False
+        self.caller_work = False
 
 
 def check_files(args, rng):

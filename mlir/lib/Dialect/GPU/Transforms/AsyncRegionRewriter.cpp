@@ -553,23 +553,6 @@ static MemoryAccesses getAsyncWorkAccesses(GpuAccessAnalysis &accesses,
   return result;
 }
 
-/// Returns the launches on `stream` in `body` that may conflict with GPU work
-/// of the body after them: the host would wait for the launch before that
-/// work.
-static DenseSet<Operation *>
-getLaunchesBeforeConflicts(GpuAccessAnalysis &accesses, Block &body,
-                           Value stream) {
-  DenseSet<Operation *> launches;
-  MemoryAccesses later;
-  for (Operation &op : llvm::reverse(body.without_terminator())) {
-    if (getLaunchStream(&op) == stream &&
-        accesses.mayConflict(later, accesses.getGpuAccesses(&op)))
-      launches.insert(&op);
-    later.append(getAsyncWorkAccesses(accesses, &op));
-  }
-  return launches;
-}
-
 /// Returns whether a gpu.on_stream body can be split at `op` (see
 /// splitOnStreamBody): `op` is an SCF op whose regions the pass passes tokens
 /// through (see passesTokens), it holds an op for which `wanted` holds, and no
@@ -605,9 +588,9 @@ static bool isScfSplitPoint(Operation *op,
 /// same stream, the split points move between them, and the ops of each block
 /// of an SCF op but the terminator become a gpu.on_stream too, where they need
 /// a body (see needBody). The stream runs the pieces and the launches in
-/// program order. Appends the gpu.on_stream ops
-/// of the blocks to `worklist`. Leaves the op as it is if a token-like value
-/// would cross from one piece to another.
+/// program order. Appends the gpu.on_stream ops of the blocks to `worklist`.
+/// Leaves the op as it is if a token-like value would cross from one piece to
+/// another.
 static void splitOnStreamBody(gpu::OnStreamOp onStreamOp,
                               AliasAnalysis &aliasAnalysis, bool atScfOps,
                               SmallVectorImpl<gpu::OnStreamOp> &worklist) {
@@ -618,11 +601,22 @@ static void splitOnStreamBody(gpu::OnStreamOp onStreamOp,
   GpuAccessAnalysis accesses(aliasAnalysis);
   Block &body = region.front();
   Value stream = onStreamOp.getStream();
+  SmallVector<Operation *> ops = getOpsButTerminator(body);
+  SmallVector<MemoryAccesses> work = llvm::map_to_vector(
+      ops, [&](Operation *op) { return getAsyncWorkAccesses(accesses, op); });
+  // The launches on the stream that may conflict with GPU work after them
+  // (the host would wait for the launch before that work), and the GPU work
+  // of the whole body.
+  DenseSet<Operation *> launchesBeforeConflicts;
+  MemoryAccesses bodyWork;
+  for (size_t index = ops.size(); index-- > 0;) {
+    if (getLaunchStream(ops[index]) == stream &&
+        accesses.mayConflict(bodyWork, accesses.getGpuAccesses(ops[index])))
+      launchesBeforeConflicts.insert(ops[index]);
+    bodyWork.append(work[index]);
+  }
   SmallVector<SmallVector<Operation *>> runs(1);
   SmallVector<Operation *> splitPoints;
-  DenseSet<Operation *> launchesBeforeConflicts =
-      getLaunchesBeforeConflicts(accesses, body, stream);
-  MemoryAccesses bodyWork = getAsyncWorkAccesses(accesses, onStreamOp);
   auto wanted = [&](Operation *nested) {
     if (atScfOps && getAsyncOp(nested) && !isa<gpu::WaitOp>(nested))
       return true;
@@ -630,19 +624,19 @@ static void splitOnStreamBody(gpu::OnStreamOp onStreamOp,
            accesses.mayConflict(bodyWork, accesses.getGpuAccesses(nested));
   };
   MemoryAccesses pending;
-  for (Operation &op : body.without_terminator()) {
+  for (auto [op, opWork] : llvm::zip_equal(ops, work)) {
     bool conflictingLaunch =
-        getLaunchStream(&op) == stream &&
-        (launchesBeforeConflicts.contains(&op) ||
-         accesses.mayConflict(pending, accesses.getGpuAccesses(&op)));
-    if (conflictingLaunch || isScfSplitPoint(&op, wanted)) {
-      splitPoints.push_back(&op);
+        getLaunchStream(op) == stream &&
+        (launchesBeforeConflicts.contains(op) ||
+         accesses.mayConflict(pending, accesses.getGpuAccesses(op)));
+    if (conflictingLaunch || isScfSplitPoint(op, wanted)) {
+      splitPoints.push_back(op);
       runs.emplace_back();
       pending = MemoryAccesses();
       continue;
     }
-    runs.back().push_back(&op);
-    pending.append(getAsyncWorkAccesses(accesses, &op));
+    runs.back().push_back(op);
+    pending.append(opWork);
   }
   if (splitPoints.empty())
     return;
@@ -834,15 +828,19 @@ private:
       waitForHandedStreams(op, hostAccesses);
     else if (!endsBlock)
       waitForHandedStreamsBeforeRegions(op);
-    // A host op that accesses memory waits for the stream's earlier work,
-    // unless the stream orders all it holds after that (see
-    // getAccessesUnorderedWith).
-    // In the body, an op with regions: what it holds on the body's stream
-    // is ordered after the stream's earlier work, and is GPU work.
-    bool inBody = (streamEntry || entryInFlight) && op->getNumRegions() != 0;
-    MemoryAccesses entryAccesses =
-        inBody ? getAccessesUnorderedWith(op, getEnclosingStream(op))
-               : hostAccesses;
+    // A host op that accesses memory waits for the stream's earlier work.
+    // In the body, what an op with regions holds on the body's stream is
+    // ordered after that work by the stream (see getAccessesUnorderedWith),
+    // but not after the chain's own work.
+    MemoryAccesses entryAccesses = hostAccesses;
+    MemoryAccesses chainAccesses = hostAccesses;
+    if ((streamEntry || entryInFlight) && op->getNumRegions() != 0) {
+      MemoryAccesses streamWork;
+      entryAccesses =
+          getAccessesUnorderedWith(op, getEnclosingStream(op), &streamWork);
+      chainAccesses = entryAccesses;
+      chainAccesses.append(streamWork);
+    }
     if (streamEntry && !entryAccesses.empty()) {
       LDBG() << "host waits for the stream's earlier work before "
              << OpWithFlags(op, OpPrintingFlags().skipRegions());
@@ -852,11 +850,7 @@ private:
     recordHandedWork(op);
     if (!currentToken)
       return success();
-    bool touchesInFlight = mayTouchInFlightMemory(
-        inBody ? getAccessesUnorderedWith(op, getEnclosingStream(op),
-                                          /*withStreamWork=*/true)
-               : hostAccesses,
-        entryAccesses);
+    bool touchesInFlight = mayTouchInFlightMemory(chainAccesses, entryAccesses);
     // Insert host synchronization before terminator or op with side effects.
     if (isTerminator(op) || touchesInFlight) {
       LDBG() << "host waits before "
@@ -901,18 +895,19 @@ private:
 
   // Returns what `op` and the ops nested in it may access that `stream` does
   // not order after the work enqueued on it: all but its launches on `stream`
-  // and its gpu.on_stream ops on `stream`, unless `withStreamWork`. A host
-  // wait accesses everything.
-  MemoryAccesses getAccessesUnorderedWith(Operation *op, Value stream,
-                                          bool withStreamWork = false) {
+  // and its gpu.on_stream ops on `stream`, whose accesses go to `streamWork`
+  // if given. A host wait accesses everything.
+  MemoryAccesses
+  getAccessesUnorderedWith(Operation *op, Value stream,
+                           MemoryAccesses *streamWork = nullptr) {
     MemoryAccesses result;
     op->walk<WalkOrder::PreOrder>([&](Operation *nested) {
       auto onStreamOp = dyn_cast<gpu::OnStreamOp>(nested);
       if (getLaunchStream(nested) == stream ||
           (onStreamOp && onStreamOp.getStream() == stream)) {
-        if (withStreamWork)
-          result.append(onStreamOp ? getEverything()
-                                   : accesses.getGpuAccesses(nested));
+        if (streamWork)
+          streamWork->append(onStreamOp ? getEverything()
+                                        : accesses.getGpuAccesses(nested));
         return WalkResult::skip();
       }
       auto wait = dyn_cast<gpu::WaitOp>(nested);
