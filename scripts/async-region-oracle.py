@@ -70,8 +70,9 @@ execute_region and async.execute bodies):
             program order (a launch on the stream complete for the next
             statement). With --control-flow, half of them are written to be
             captured (CAPTURE_EXCLUDED: the whole body in the region, no
-            host access to GPU data, no device allocation, no call; nothing
-            or a launch on %stream after it), which --run then captures;
+            host access to GPU data, device memory freed in the block that
+            allocates it, no call; nothing or a launch on %stream after
+            it), which --run then captures;
   barrier   kernels with gpu.barrier and workgroup memory (an attribution,
             or gpu.dynamic_shared_memory through memref.view, launched with
             dynamic_shared_memory_size) besides their argument effects;
@@ -199,7 +200,8 @@ effects (distinct_executes);
 programs on a caller's stream get one from @main (mgpuStreamCreate,
 synchronized after each call, destroyed at the end, declared as llvm.func).
 Such a program whose lowered function (and the functions it calls) neither
-synchronizes the host nor allocates or frees device memory is capturable: it
+synchronizes the host nor allocates or frees device memory without a stream
+(with one, the wrappers do it in stream order) is capturable: it
 is called once more, for its first assignment, while @main captures the
 stream into a graph (mgpuStreamBeginCapture/EndCapture, the pools filled
 ahead by mgpuStreamPoolReserve/mgpuEventPoolReserve), and the graph is
@@ -380,19 +382,24 @@ STREAM_DECLS = """  llvm.func @mgpuStreamCreate() -> !llvm.ptr
 # a new stream for each one its function acquires (one released in the
 # capture is still part of it).
 CAPTURE_RESERVE = 512
-# Runtime functions that a capture forbids: they synchronize the host, or
-# allocate or free device memory (the wrappers do it synchronously).
+# Runtime functions that a capture forbids: they synchronize the host.
 CAPTURE_FORBIDDEN = re.compile(
-    r"^mgpu\w*(Synchronize|MemAlloc|MemFree|HostRegister|HostUnregister)")
+    r"^mgpu\w*(Synchronize|HostRegister|HostUnregister)")
+# Runtime functions that a capture forbids without a stream (the wrappers
+# then allocate or free synchronously), by the index of their stream operand.
+# With one they allocate and free in stream order, which a capture allows
+# where the memory is freed in it: only in programs written to be captured,
+# which free each buffer in the block that allocates it.
+CAPTURE_STREAM_OPERAND = {"mgpuMemAlloc": 1, "mgpuMemFree": 1}
 # Host functions that a captured program may call.
 CAPTURE_HOST_CALLS = {"malloc", "free", "aligned_alloc"}
 
 # The statement kinds left out of a program on a caller's stream written to
-# be captured: host accesses to GPU data, device allocation (alloc() makes
-# host buffers instead), calls (of unknown effects to the pass: the host
-# waits before them), and shapes that synchronize the host or use the async
-# runtime.
-CAPTURE_EXCLUDED = ["load", "store", "host_alloc", "gpu_alloc", "call",
+# be captured: host accesses to GPU data, host allocation, calls (of unknown
+# effects to the pass: the host waits before them), and shapes that
+# synchronize the host or use the async runtime. Device memory is allocated
+# and freed in the region, in stream order.
+CAPTURE_EXCLUDED = ["load", "store", "host_alloc", "call",
                     "stream_call", "sparse", "async", "alloca", "shape_call",
                     "await", "linalg_host"]
 
@@ -1354,7 +1361,8 @@ class ControlFlowProgram(Program):
         self.indent = 2
         # Half the programs on a caller's stream are written to be
         # captured: the whole body in the region, no host access to GPU
-        # data, no device allocation (see CAPTURE_KINDS).
+        # data, device memory freed where it is allocated (see
+        # CAPTURE_EXCLUDED).
         self.capture_clean = self.stream and \
             random.Random(f"{index}-capture").random() < 0.5
 
@@ -1381,13 +1389,14 @@ class ControlFlowProgram(Program):
                       [s for s, t in self.scalars if t == "index"], 0)
         allocated = []
         for _ in range(rng.randint(0, 2)):
-            if not self.capture_clean:
-                allocated.append(self.alloc(scope, gpu=True))
+            allocated.append(self.alloc(scope, gpu=True))
         self.block(scope, rng.randint(4, 10), allocated)
 
     def block(self, scope, count, allocated=None):
         """Appends `count` random statements in `scope`; at the end frees
-        about half of the GPU buffers allocated in it."""
+        about half of the GPU buffers allocated in it (all of them in a
+        program written to be captured: a graph that keeps its memory
+        cannot be launched again)."""
         rng = self.rng
         allocated = allocated if allocated is not None else []
         nested = scope.depth < self.MAX_DEPTH
@@ -1443,15 +1452,13 @@ class ControlFlowProgram(Program):
         for h in scope.own_sparse:
             self.sparse_flush(h)
         for name in allocated:
-            if name and rng.random() < 0.5:
+            if name and (rng.random() < 0.5 or self.capture_clean):
                 raw = any(e.raw for e in scope.entries if e.name == name)
                 self.op(f"gpu.dealloc {name} : {BYTES if raw else MEMREF}")
 
     # Statements -----------------------------------------------------------
 
     def alloc(self, scope, gpu):
-        # A program written to be captured allocates no device memory.
-        gpu = gpu and not self.capture_clean
         raw = self.rng.random() < 0.2
         b = self.fresh()
         ty = BYTES if raw else MEMREF
@@ -2035,7 +2042,9 @@ def lower_checked(programs, args, captured=()):
 def capturable_programs(programs, lowered):
     """The indices of the programs on a caller's stream whose lowered
     function, and each function it calls, calls no runtime function that a
-    capture forbids (CAPTURE_FORBIDDEN) and no host function other than
+    capture forbids (CAPTURE_FORBIDDEN; CAPTURE_STREAM_OPERAND with a null
+    stream, or at all in a program not written to be captured, which may
+    keep memory it allocates) and no host function other than
     CAPTURE_HOST_CALLS."""
     bodies = {}
     for part in re.split(r"\n  (?=llvm\.func )", lowered):
@@ -2044,22 +2053,29 @@ def capturable_programs(programs, lowered):
             bodies[match.group(1)] = part
     memo = {}
 
-    def capturable(name):
-        if name not in memo:
-            memo[name] = False  # A recursive call is not looked into twice.
+    def capturable(name, clean):
+        if (name, clean) not in memo:
+            # A recursive call is not looked into twice.
+            memo[name, clean] = False
             body = bodies.get(name, "")
             if not body.split("\n")[0].rstrip().endswith("{"):
                 # A declaration: a runtime or host function.
-                memo[name] = (name in CAPTURE_HOST_CALLS or
-                              (name.startswith("mgpu") and
-                               not CAPTURE_FORBIDDEN.match(name)))
+                memo[name, clean] = (name in CAPTURE_HOST_CALLS or
+                                     (name.startswith("mgpu") and
+                                      not CAPTURE_FORBIDDEN.match(name)))
             else:
-                callees = re.findall(r"llvm\.call @([\w$.]+)\(", body)
-                memo[name] = all(capturable(c) for c in callees)
-        return memo[name]
+                calls = re.findall(r"llvm\.call @([\w$.]+)\(([^)]*)\)", body)
+                nulls = set(re.findall(r"(%[\w.]+) = llvm\.mlir\.zero ", body))
+                memo[name, clean] = all(
+                    capturable(callee, clean) and
+                    (callee not in CAPTURE_STREAM_OPERAND or
+                     (clean and operands.split(", ")[
+                         CAPTURE_STREAM_OPERAND[callee]] not in nulls))
+                    for callee, operands in calls)
+        return memo[name, clean]
 
     return {p.index for p in programs
-            if p.stream and capturable(f"p{p.index}")}
+            if p.stream and capturable(f"p{p.index}", p.capture_clean)}
 
 
 def run_checked(programs, args):

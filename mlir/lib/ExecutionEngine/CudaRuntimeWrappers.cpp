@@ -18,6 +18,8 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
+#include <unordered_set>
 
 #include "cuda.h"
 #include "cuda_bf16.h"
@@ -333,13 +335,27 @@ extern "C" MLIR_CUDA_WRAPPERS_EXPORT void mgpuEventRecord(CUevent event,
   CUDA_REPORT_IF_ERROR(cuEventRecord(event, stream));
 }
 
-/// Starts capturing `stream` into a graph (in the global capture mode: while
-/// it lasts, the calls that CUDA forbids during a capture fail in any thread).
+static_assert(CU_STREAM_CAPTURE_MODE_GLOBAL == 0 &&
+                  CU_STREAM_CAPTURE_MODE_THREAD_LOCAL == 1 &&
+                  CU_STREAM_CAPTURE_MODE_RELAXED == 2,
+              "mgpuStreamBeginCaptureWithMode takes CUDA's capture modes");
+
+/// Starts capturing `stream` into a graph in capture mode `mode`: 0 global
+/// (while the capture lasts, the potentially unsafe calls, such as a
+/// synchronous allocation, fail in any thread), 1 thread-local (only in this
+/// thread), 2 relaxed (in none). Unless the mode is relaxed, the capture must
+/// end in this thread.
 extern "C" MLIR_CUDA_WRAPPERS_EXPORT void
-mgpuStreamBeginCapture(CUstream stream) {
+mgpuStreamBeginCaptureWithMode(CUstream stream, int32_t mode) {
   ScopedContext scopedContext;
   CUDA_REPORT_IF_ERROR(
-      cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_GLOBAL));
+      cuStreamBeginCapture(stream, static_cast<CUstreamCaptureMode>(mode)));
+}
+
+/// Starts capturing `stream` into a graph in the global capture mode.
+extern "C" MLIR_CUDA_WRAPPERS_EXPORT void
+mgpuStreamBeginCapture(CUstream stream) {
+  mgpuStreamBeginCaptureWithMode(stream, CU_STREAM_CAPTURE_MODE_GLOBAL);
 }
 
 /// Ends the capture of `stream` and returns the captured graph, instantiated
@@ -370,6 +386,27 @@ mgpuGraphDestroy(CUgraphExec graphExec) {
   CUDA_REPORT_IF_ERROR(cuGraphExecDestroy(graphExec));
 }
 
+/// Adds `ptr` to (`allocated`) or removes it from the memory that
+/// mgpuMemAlloc allocated in stream order; returns whether it was there.
+/// mgpuMemFree frees only that memory in stream order: other memory
+/// (allocated without a stream, or host-shared) may not come from the
+/// stream-ordered allocator.
+static bool updateStreamOrdered(void *ptr, bool allocated) {
+  static std::mutex mutex;
+  static auto *ptrs = new std::unordered_set<void *>();
+  std::lock_guard<std::mutex> lock(mutex);
+  return allocated ? !ptrs->insert(ptr).second : ptrs->erase(ptr) != 0;
+}
+
+/// Allocates `sizeBytes` of device memory, or of memory shared with the host
+/// (`isHostShared`). On a stream, device memory is allocated in stream order
+/// (cuMemAllocAsync, CUDA 11.2 and later): work enqueued on `stream` after
+/// the call may use it, work on other streams once ordered after it (by an
+/// event). During a stream capture it becomes an allocation node of the
+/// graph; the synchronous cuMemAlloc is forbidden there (global capture
+/// mode) and would not be replayed when the graph is launched. Without a
+/// stream, and for host-shared memory, which has no stream-ordered form, the
+/// allocation is synchronous.
 extern "C" MLIR_CUDA_WRAPPERS_EXPORT void *
 mgpuMemAlloc(uint64_t sizeBytes, CUstream stream, bool isHostShared) {
   ScopedContext scopedContext;
@@ -382,12 +419,36 @@ mgpuMemAlloc(uint64_t sizeBytes, CUstream stream, bool isHostShared) {
         cuMemAllocManaged(&ptr, sizeBytes, CU_MEM_ATTACH_GLOBAL));
     return reinterpret_cast<void *>(ptr);
   }
+#if CUDA_VERSION >= 11020
+  if (stream) {
+    CUDA_REPORT_IF_ERROR(cuMemAllocAsync(&ptr, sizeBytes, stream));
+    if (ptr)
+      updateStreamOrdered(reinterpret_cast<void *>(ptr), /*allocated=*/true);
+    return reinterpret_cast<void *>(ptr);
+  }
+#endif
   CUDA_REPORT_IF_ERROR(cuMemAlloc(&ptr, sizeBytes));
   return reinterpret_cast<void *>(ptr);
 }
 
+/// Frees memory that mgpuMemAlloc returned. Memory it allocated in stream
+/// order is freed in stream order on `stream` (cuMemFreeAsync; a free node
+/// during a capture, which must free an allocation made in a capture), or
+/// synchronously without a stream (cuMemFree, which does not wait for the
+/// work that uses it). Other memory is freed synchronously: it may not come
+/// from the stream-ordered allocator.
 extern "C" MLIR_CUDA_WRAPPERS_EXPORT void mgpuMemFree(void *ptr,
-                                                      CUstream /*stream*/) {
+                                                      CUstream stream) {
+  ScopedContext scopedContext;
+  if (!ptr)
+    return;
+#if CUDA_VERSION >= 11020
+  if (updateStreamOrdered(ptr, /*allocated=*/false) && stream) {
+    CUDA_REPORT_IF_ERROR(
+        cuMemFreeAsync(reinterpret_cast<CUdeviceptr>(ptr), stream));
+    return;
+  }
+#endif
   CUDA_REPORT_IF_ERROR(cuMemFree(reinterpret_cast<CUdeviceptr>(ptr)));
 }
 

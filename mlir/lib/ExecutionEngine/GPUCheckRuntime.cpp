@@ -38,13 +38,35 @@
 //    recorded on a captured stream. During a capture, what the drivers forbid
 //    or what breaks the graph is a violation: synchronizing the host
 //    (mgpuStreamSynchronize, mgpuEventSynchronize, allocating or freeing
-//    without a stream), creating a stream or event for real (the pool had
-//    none free; HIP forbids creating streams), work on the null stream, and
-//    work on a stream that is not in the capture (it would run once, now, and
-//    not when the graph is launched). Ending the capture reports each joined
-//    stream with work that the capture stream does not wait for. The graph
-//    that mgpuStreamEndCapture returns is one operation when launched: the
-//    copies and memsets in it happened when they were captured;
+//    synchronously: without a stream, host-shared memory, memory not
+//    allocated on a stream), creating a stream or event for real (the pool
+//    had none free; HIP forbids creating streams), work on the null stream,
+//    and work on a stream that is not in the capture (it would run once, now,
+//    and not when the graph is launched). Ending the capture reports each
+//    joined stream with work that the capture stream does not wait for. The
+//    graph that mgpuStreamEndCapture returns is one operation when launched:
+//    the copies and memsets in it happened when they were captured;
+//  - allocating and freeing on a stream are allowed during a capture: the
+//    wrappers do it in stream order, as graph memory nodes. Freeing memory on
+//    a captured stream is a violation unless it was allocated in a capture
+//    (a free node must free a graph allocation) other than another one going
+//    on, and so is memory allocated in a capture and not freed in it when the
+//    capture ends (the graph could not be launched again before that memory
+//    is freed);
+//  - streams may be captured concurrently, each capture with its own joined
+//    streams. A stream in a capture cannot begin another one, and may only
+//    wait for events recorded in its capture: only the order within a stream
+//    crosses the boundary of a capture (CUDA's isolation rule), which also
+//    keeps a stream from joining two captures;
+//  - mgpuStreamBeginCaptureWithMode takes the capture mode, numbered as CUDA
+//    and HIP do: 0 global (the mode of mgpuStreamBeginCapture), 1
+//    thread-local, 2 relaxed. Synchronizing the host with a stream in a
+//    capture or an event recorded in one, work on the null stream and work on
+//    a stream in no capture are violations in every mode. The other calls
+//    above, which the drivers call potentially unsafe, are violations in every
+//    thread during a global capture, only in the thread that began it during
+//    a thread-local one, and in none during a relaxed one. Only the thread
+//    that began a capture may end it, unless the capture is relaxed;
 //  - at exit (and on mgpuCheckReport()) it prints the number of calls of each
 //    function, the pools' counts and the number of each kind of violation.
 //
@@ -55,7 +77,8 @@
 //   MLIR_GPU_CHECK_LEAKS=report  report leaks without failing
 //
 // Host threads (async.execute regions run on a thread pool) are treated as
-// one host: calls are serialized and ordered in the order they happen.
+// one host: calls are serialized and ordered in the order they happen. Only
+// the capture modes tell threads apart.
 //
 //===----------------------------------------------------------------------===//
 
@@ -72,6 +95,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -351,16 +375,17 @@ public:
   /// it synchronously, as for allocations). Returns its id.
   int64_t enqueue(Handle *stream, const std::string &what,
                   const char *function) {
-    if (capture.stream) {
+    if (!captures.empty()) {
       if (!stream)
-        forbidInCapture(function, "ran " + what + " on the host");
+        forbidUnsafe(function, "ran " + what + " on the host");
       else if (stream == defaultStream.get())
-        forbidInCapture(function, "enqueued " + what + " on the null stream");
-      else if (!capture.joined.count(stream))
+        forbidInCapture(captures.begin()->second.stream, function,
+                        "enqueued " + what + " on the null stream");
+      else if (!captureOf(stream))
         violation("capture-escape",
                   std::string(function) + " enqueued " + what + " on " +
                       describe(stream) + ", which is not in the capture of " +
-                      describe(capture.stream) +
+                      describe(captures.begin()->second.stream) +
                       ": it runs now, not when the graph is launched");
     }
     Operation op;
@@ -397,32 +422,53 @@ public:
     return id;
   }
 
-  void synchronizeHostWith(const VectorClock &time, const char *function) {
-    forbidInCapture(function, "synchronized the host");
-    joinInto(hostTime, time);
+  /// Synchronizes the host with `handle`, a stream or a recorded event. With
+  /// a stream in a capture, or an event recorded in one, that is forbidden in
+  /// every capture mode; otherwise it is a potentially unsafe call.
+  void synchronizeHostWith(Handle *handle, const char *function) {
+    Capture *in = handle->kind == Kind::Stream
+                      ? captureOf(handle)
+                      : findCapture(handle->recordedInCapture);
+    if (in)
+      forbidInCapture(in->stream, function, "synchronized the host");
+    else
+      forbidUnsafe(function, "synchronized the host");
+    joinInto(hostTime, handle->time);
   }
 
   /// Returns a new pool entry: a stream or event that `function` creates for
   /// real (`what`), which a capture forbids.
   uint64_t createPoolEntry(const char *function, const std::string &what) {
-    forbidInCapture(function, "created " + what);
+    forbidUnsafe(function, "created " + what);
     return ++numPoolEntries;
   }
 
-  /// Reports `function`, which did `what`, if a capture is going on.
-  void forbidInCapture(const char *function, const std::string &what) {
-    if (capture.stream)
-      violation("capture-forbidden", std::string(function) + " " + what +
-                                         " during the capture of " +
-                                         describe(capture.stream));
+  /// Reports `function`, which did `what` during the capture of `captured`.
+  void forbidInCapture(Handle *captured, const char *function,
+                       const std::string &what) {
+    violation("capture-forbidden", std::string(function) + " " + what +
+                                       " during the capture of " +
+                                       describe(captured));
   }
 
-  /// Starts capturing `stream`.
-  void beginCapture(Handle *stream, const char *function) {
-    if (capture.stream) {
-      violation("capture", std::string(function) + " given " +
-                               describe(stream) + " during the capture of " +
-                               describe(capture.stream));
+  /// Reports `function`, which did `what`, a potentially unsafe call, if a
+  /// capture forbids it in this thread: a global one in every thread, a
+  /// thread-local one in the thread that began it, a relaxed one nowhere.
+  void forbidUnsafe(const char *function, const std::string &what) {
+    std::thread::id self = std::this_thread::get_id();
+    for (auto &[number, capture] : captures)
+      if (capture.mode == CaptureMode::Global ||
+          (capture.mode == CaptureMode::ThreadLocal && capture.thread == self))
+        return forbidInCapture(capture.stream, function, what);
+  }
+
+  /// Starts capturing `stream` in capture mode `mode`.
+  void beginCapture(Handle *stream, int32_t mode, const char *function) {
+    if (mode < 0 || mode > static_cast<int32_t>(CaptureMode::Relaxed)) {
+      violation("capture", std::string(function) + " given capture mode " +
+                               std::to_string(mode) +
+                               ", expected 0 (global), 1 (thread-local) or "
+                               "2 (relaxed)");
       return;
     }
     if (stream == defaultStream.get()) {
@@ -431,22 +477,42 @@ public:
                                "cannot be captured");
       return;
     }
+    if (Capture *in = captureOf(stream)) {
+      violation("capture", std::string(function) + " given " +
+                               describe(stream) +
+                               ", which is already in the capture of " +
+                               describe(in->stream));
+      return;
+    }
+    Capture &capture = captures[++numCaptures];
     capture.stream = stream;
-    capture.number = ++numCaptures;
+    capture.number = numCaptures;
+    capture.mode = static_cast<CaptureMode>(mode);
+    capture.thread = std::this_thread::get_id();
     capture.joined = {{stream, ownTime(stream)}};
   }
 
   /// Ends the capture of `stream`; returns whether it was being captured.
   bool endCapture(Handle *stream, const char *function) {
-    if (stream != capture.stream) {
+    Capture *capture = captureOf(stream);
+    if (!capture || capture->stream != stream) {
+      std::string which =
+          capture ? "did not begin the capture of " + describe(capture->stream)
+                  : "is not captured";
       violation("capture", std::string(function) + " given " +
-                               describe(stream) + ", which is not captured");
+                               describe(stream) + ", which " + which);
       return false;
     }
+    if (capture->mode != CaptureMode::Relaxed &&
+        capture->thread != std::this_thread::get_id())
+      violation("capture", std::string(function) + " given " +
+                               describe(stream) +
+                               " in another thread than the one that began "
+                               "its capture, which is not relaxed");
     // The drivers fail a capture that leaves work of a joined stream out of
     // the capture stream's order.
     std::vector<Handle *> unjoined;
-    for (auto [joined, since] : capture.joined) {
+    for (auto [joined, since] : capture->joined) {
       uint64_t time = ownTime(joined);
       if (time > since && (joined->clock >= stream->time.size() ||
                            stream->time[joined->clock] < time))
@@ -459,22 +525,46 @@ public:
                                         describe(joined) + " has work that " +
                                         describe(stream) +
                                         " does not wait for");
-    capture = {};
+    // The wrappers instantiate graphs without freeing their memory on launch.
+    std::vector<Allocation> kept;
+    for (auto &[ptr, allocation] : allocations)
+      if (allocation.capture == capture->number)
+        kept.push_back(allocation);
+    std::sort(
+        kept.begin(), kept.end(),
+        [](const Allocation &a, const Allocation &b) { return a.id < b.id; });
+    for (const Allocation &allocation : kept)
+      violation("capture-alloc",
+                std::string(function) + ": " + describe(allocation) +
+                    ", allocated in the capture of " + describe(stream) +
+                    ", is not freed in it: the graph cannot be launched "
+                    "again before it is freed");
+    captures.erase(capture->number);
     return true;
   }
 
   /// Records that `event` was recorded on `stream`.
   void recordInCapture(Handle *event, Handle *stream) {
-    event->recordedInCapture =
-        capture.joined.count(stream) != 0 ? capture.number : 0;
+    Capture *in = captureOf(stream);
+    event->recordedInCapture = in ? in->number : 0;
   }
 
-  /// Records that `stream` waits for `event`: a stream that waits for an event
-  /// recorded in the capture joins it.
-  void waitInCapture(Handle *stream, Handle *event) {
-    if (capture.stream && event->recordedInCapture == capture.number &&
-        stream != defaultStream.get())
-      capture.joined.try_emplace(stream, ownTime(stream));
+  /// Records that `stream` waits for `event`. A stream in no capture that
+  /// waits for an event recorded in one joins it; a stream in a capture may
+  /// only wait for events recorded in that capture (CUDA's isolation rule).
+  void waitInCapture(Handle *stream, Handle *event, const char *function) {
+    Capture *from = findCapture(event->recordedInCapture);
+    Capture *in = captureOf(stream);
+    if (in && in != from)
+      violation(
+          "capture-isolation",
+          std::string(function) + " made " + describe(stream) +
+              ", which is in the capture of " + describe(in->stream) +
+              ", wait for " + describe(event) +
+              (from ? ", recorded in the capture of " + describe(from->stream)
+                    : ", recorded outside it"));
+    else if (!in && from && stream != defaultStream.get())
+      from->joined.try_emplace(stream, ownTime(stream));
   }
 
   bool ordered(int64_t a, int64_t b) {
@@ -491,18 +581,46 @@ public:
            first.time[first.clock] <= second.time[first.clock];
   }
 
-  void allocate(void *ptr, uint64_t size) { allocations[ptr] = size; }
+  /// Tracks `ptr`, `size` bytes that mgpuMemAlloc allocated on `stream`
+  /// (null: synchronously).
+  void allocate(void *ptr, uint64_t size, Handle *stream) {
+    Capture *in = stream ? captureOf(stream) : nullptr;
+    allocations[ptr] = {++numAllocations, size, stream != nullptr,
+                        in ? in->number : 0};
+  }
 
-  bool free(void *ptr, const char *function) {
+  /// Frees `ptr` as mgpuMemFree does: in stream order on `stream` if it was
+  /// allocated in stream order, otherwise synchronously. Reports a free of
+  /// memory not allocated (or already freed) and, during a capture, a free
+  /// that the graph cannot have.
+  void free(void *ptr, Handle *stream, const char *function) {
     auto it = allocations.find(ptr);
     if (it == allocations.end()) {
       violation(freed.count(ptr) ? "double-free" : "invalid-free",
                 std::string(function) + " given " + pointerString(ptr));
-      return false;
+      return;
     }
+    Allocation allocation = it->second;
     allocations.erase(it);
     freed.insert(ptr);
-    return true;
+    std::free(ptr);
+    std::string what = "free";
+    if (stream && !allocation.streamOrdered) {
+      what = "free of synchronously allocated memory";
+      stream = nullptr;
+    }
+    Capture *in = stream ? captureOf(stream) : nullptr;
+    Capture *from = findCapture(allocation.capture);
+    if (in && (!allocation.capture || (from && from != in)))
+      violation("capture-alloc",
+                std::string(function) + " freed " + describe(allocation) +
+                    " on " + describe(stream) + " during the capture of " +
+                    describe(in->stream) +
+                    (from ? ", but the capture of " + describe(from->stream) +
+                                " allocated it"
+                          : ", but it was not allocated in a capture") +
+                    ": a free node must free a graph allocation");
+    enqueue(stream, what, function);
   }
 
   void report(const char *when) {
@@ -656,14 +774,54 @@ private:
                                                : 0;
   }
 
-  /// The capture going on, if `stream` is not null: its number (from 1), and
-  /// the streams in it, with the time of their own clock when they joined.
+  /// The capture modes, numbered as CUDA's CUstreamCaptureMode and HIP's
+  /// hipStreamCaptureMode.
+  enum class CaptureMode { Global, ThreadLocal, Relaxed };
+
+  /// A capture going on: the stream that began it, its number (from 1), its
+  /// mode, the thread that began it, and the streams in it, with the time of
+  /// their own clock when they joined.
   struct Capture {
     Handle *stream = nullptr;
     uint64_t number = 0;
+    CaptureMode mode = CaptureMode::Global;
+    std::thread::id thread;
     std::map<Handle *, uint64_t> joined;
-  } capture;
+  };
+  /// The captures going on, by number.
+  std::map<uint64_t, Capture> captures;
   uint64_t numCaptures = 0;
+
+  /// The capture that `stream` is in, if any.
+  Capture *captureOf(Handle *stream) {
+    for (auto &[number, capture] : captures)
+      if (capture.joined.count(stream))
+        return &capture;
+    return nullptr;
+  }
+
+  /// The capture numbered `number`, if it is going on.
+  Capture *findCapture(uint64_t number) {
+    auto it = captures.find(number);
+    return it == captures.end() ? nullptr : &it->second;
+  }
+
+  /// Device memory that mgpuMemAlloc returned: its number (from 1), its
+  /// size, whether it was allocated in stream order (on a stream, not
+  /// host-shared), and the number of the capture it was allocated in (0:
+  /// none).
+  struct Allocation {
+    uint64_t id;
+    uint64_t size;
+    bool streamOrdered;
+    uint64_t capture;
+  };
+  uint64_t numAllocations = 0;
+
+  static std::string describe(const Allocation &allocation) {
+    return "allocation #" + std::to_string(allocation.id) + " (" +
+           std::to_string(allocation.size) + " bytes)";
+  }
 
   std::unordered_map<void *, std::unique_ptr<Handle>> handles;
   uint64_t ids[numKinds] = {};
@@ -671,7 +829,7 @@ private:
   std::unique_ptr<Handle> defaultStream;
   VectorClock hostTime;
   std::vector<Operation> operations;
-  std::unordered_map<void *, uint64_t> allocations;
+  std::unordered_map<void *, Allocation> allocations;
   std::unordered_set<void *> freed;
   std::map<std::string, uint64_t> calls;
   std::map<std::string, uint64_t> violations;
@@ -827,7 +985,7 @@ MLIR_GPU_CHECK_EXPORT void mgpuStreamPoolReserve(int32_t count) {
 MLIR_GPU_CHECK_EXPORT void mgpuStreamSynchronize(void *stream) {
   Call call("mgpuStreamSynchronize");
   if (Handle *handle = call.lookup(stream, Kind::Stream))
-    call.checker.synchronizeHostWith(handle->time, call.function);
+    call.checker.synchronizeHostWith(handle, call.function);
 }
 
 MLIR_GPU_CHECK_EXPORT void mgpuStreamWaitEvent(void *stream, void *event) {
@@ -837,7 +995,7 @@ MLIR_GPU_CHECK_EXPORT void mgpuStreamWaitEvent(void *stream, void *event) {
   if (!streamHandle || !eventHandle)
     return;
   joinInto(streamHandle->time, eventHandle->time);
-  call.checker.waitInCapture(streamHandle, eventHandle);
+  call.checker.waitInCapture(streamHandle, eventHandle, call.function);
 }
 
 MLIR_GPU_CHECK_EXPORT void *mgpuEventCreate() {
@@ -858,7 +1016,7 @@ MLIR_GPU_CHECK_EXPORT void mgpuEventPoolReserve(int32_t count) {
 MLIR_GPU_CHECK_EXPORT void mgpuEventSynchronize(void *event) {
   Call call("mgpuEventSynchronize");
   if (Handle *handle = call.recordedEvent(event))
-    call.checker.synchronizeHostWith(handle->time, call.function);
+    call.checker.synchronizeHostWith(handle, call.function);
 }
 
 MLIR_GPU_CHECK_EXPORT void mgpuEventRecord(void *event, void *stream) {
@@ -880,7 +1038,14 @@ MLIR_GPU_CHECK_EXPORT void mgpuEventRecord(void *event, void *stream) {
 MLIR_GPU_CHECK_EXPORT void mgpuStreamBeginCapture(void *stream) {
   Call call("mgpuStreamBeginCapture");
   if (Handle *streamHandle = call.lookup(stream, Kind::Stream))
-    call.checker.beginCapture(streamHandle, call.function);
+    call.checker.beginCapture(streamHandle, /*mode=*/0, call.function);
+}
+
+MLIR_GPU_CHECK_EXPORT void mgpuStreamBeginCaptureWithMode(void *stream,
+                                                          int32_t mode) {
+  Call call("mgpuStreamBeginCaptureWithMode");
+  if (Handle *streamHandle = call.lookup(stream, Kind::Stream))
+    call.checker.beginCapture(streamHandle, mode, call.function);
 }
 
 MLIR_GPU_CHECK_EXPORT void *mgpuStreamEndCapture(void *stream) {
@@ -906,8 +1071,8 @@ MLIR_GPU_CHECK_EXPORT void mgpuGraphDestroy(void *graph) {
 // Memory.
 //===----------------------------------------------------------------------===//
 
-/// The stream of an allocation or deallocation, which returns to the host
-/// once done: null means no stream.
+/// The stream of an allocation or deallocation: null means none (the
+/// wrappers then allocate or free synchronously).
 static Handle *optionalStream(Call &call, void *stream) {
   return stream ? call.lookup(stream, Kind::Stream) : nullptr;
 }
@@ -915,21 +1080,22 @@ static Handle *optionalStream(Call &call, void *stream) {
 MLIR_GPU_CHECK_EXPORT void *mgpuMemAlloc(uint64_t sizeBytes, void *stream,
                                          bool isHostShared) {
   Call call("mgpuMemAlloc");
-  (void)isHostShared;
   Handle *streamHandle = optionalStream(call, stream);
+  // Host-shared memory has no stream-ordered form: the wrappers allocate it
+  // synchronously, whatever the stream.
+  if (isHostShared)
+    streamHandle = nullptr;
   void *ptr = std::calloc(std::max<uint64_t>(sizeBytes, 1), 1);
-  call.checker.allocate(ptr, sizeBytes);
-  call.checker.enqueue(streamHandle, "alloc", call.function);
+  call.checker.allocate(ptr, sizeBytes, streamHandle);
+  call.checker.enqueue(streamHandle,
+                       isHostShared ? "host-shared alloc" : "alloc",
+                       call.function);
   return ptr;
 }
 
 MLIR_GPU_CHECK_EXPORT void mgpuMemFree(void *ptr, void *stream) {
   Call call("mgpuMemFree");
-  Handle *streamHandle = optionalStream(call, stream);
-  if (call.checker.free(ptr, call.function)) {
-    std::free(ptr);
-    call.checker.enqueue(streamHandle, "free", call.function);
-  }
+  call.checker.free(ptr, optionalStream(call, stream), call.function);
 }
 
 MLIR_GPU_CHECK_EXPORT void mgpuMemcpy(void *dst, void *src, size_t sizeBytes,
@@ -1284,7 +1450,7 @@ mgpuCuSparseLtSpMMBufferSize(void *bs, int32_t ma, int32_t mb, void *a, void *b,
     return;
   call.checker.enqueue(streamHandle, "cusparselt prune", call.function);
   if (pruneFlag == 2)
-    call.checker.synchronizeHostWith(streamHandle->time, call.function);
+    call.checker.synchronizeHostWith(streamHandle, call.function);
 }
 
 MLIR_GPU_CHECK_EXPORT void mgpuCuSparseLtSpMM(void *a, void *b, void *c,

@@ -16,6 +16,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
+#include <unordered_set>
 
 #include "mlir/ExecutionEngine/CRunnerUtils.h"
 
@@ -209,11 +211,25 @@ extern "C" void mgpuEventRecord(hipEvent_t event, hipStream_t stream) {
   HIP_REPORT_IF_ERROR(hipEventRecord(event, stream));
 }
 
-/// Starts capturing `stream` into a graph (in the global capture mode: while
-/// it lasts, the calls that HIP forbids during a capture fail in any thread).
-extern "C" void mgpuStreamBeginCapture(hipStream_t stream) {
+static_assert(hipStreamCaptureModeGlobal == 0 &&
+                  hipStreamCaptureModeThreadLocal == 1 &&
+                  hipStreamCaptureModeRelaxed == 2,
+              "mgpuStreamBeginCaptureWithMode takes HIP's capture modes");
+
+/// Starts capturing `stream` into a graph in capture mode `mode`: 0 global
+/// (while the capture lasts, the potentially unsafe calls, such as a
+/// synchronous allocation, fail in any thread), 1 thread-local (only in this
+/// thread), 2 relaxed (in none). Unless the mode is relaxed, the capture must
+/// end in this thread.
+extern "C" void mgpuStreamBeginCaptureWithMode(hipStream_t stream,
+                                               int32_t mode) {
   HIP_REPORT_IF_ERROR(
-      hipStreamBeginCapture(stream, hipStreamCaptureModeGlobal));
+      hipStreamBeginCapture(stream, static_cast<hipStreamCaptureMode>(mode)));
+}
+
+/// Starts capturing `stream` into a graph in the global capture mode.
+extern "C" void mgpuStreamBeginCapture(hipStream_t stream) {
+  mgpuStreamBeginCaptureWithMode(stream, hipStreamCaptureModeGlobal);
 }
 
 /// Ends the capture of `stream` and returns the captured graph, instantiated
@@ -238,14 +254,49 @@ extern "C" void mgpuGraphDestroy(hipGraphExec_t graphExec) {
   HIP_REPORT_IF_ERROR(hipGraphExecDestroy(graphExec));
 }
 
-extern "C" void *mgpuMemAlloc(uint64_t sizeBytes, hipStream_t /*stream*/,
-                              bool /*isHostShared*/) {
-  void *ptr;
+/// Adds `ptr` to (`allocated`) or removes it from the memory that
+/// mgpuMemAlloc allocated in stream order; returns whether it was there.
+/// mgpuMemFree frees only that memory in stream order: other memory
+/// (allocated without a stream, or host-shared) may not come from the
+/// stream-ordered allocator.
+static bool updateStreamOrdered(void *ptr, bool allocated) {
+  static std::mutex mutex;
+  static auto *ptrs = new std::unordered_set<void *>();
+  std::lock_guard<std::mutex> lock(mutex);
+  return allocated ? !ptrs->insert(ptr).second : ptrs->erase(ptr) != 0;
+}
+
+/// Allocates `sizeBytes` of device memory (host-shared memory too, with
+/// hipMalloc). On a stream, and unless it is host-shared, which has no
+/// stream-ordered form, the memory is allocated in stream order
+/// (hipMallocAsync): work enqueued on `stream` after the call may use it,
+/// work on other streams once ordered after it (by an event). During a stream
+/// capture it becomes an allocation node of the graph; the synchronous
+/// hipMalloc is forbidden there (global capture mode) and would not be
+/// replayed when the graph is launched. Without a stream, the allocation is
+/// synchronous.
+extern "C" void *mgpuMemAlloc(uint64_t sizeBytes, hipStream_t stream,
+                              bool isHostShared) {
+  void *ptr = nullptr;
+  if (stream && !isHostShared && sizeBytes != 0) {
+    HIP_REPORT_IF_ERROR(hipMallocAsync(&ptr, sizeBytes, stream));
+    if (ptr)
+      updateStreamOrdered(ptr, /*allocated=*/true);
+    return ptr;
+  }
   HIP_REPORT_IF_ERROR(hipMalloc(&ptr, sizeBytes));
   return ptr;
 }
 
-extern "C" void mgpuMemFree(void *ptr, hipStream_t /*stream*/) {
+/// Frees memory that mgpuMemAlloc returned: in stream order on `stream`
+/// (hipFreeAsync; a free node during a capture, which must free an allocation
+/// made in a capture) if it was allocated in stream order, synchronously
+/// otherwise.
+extern "C" void mgpuMemFree(void *ptr, hipStream_t stream) {
+  if (ptr && updateStreamOrdered(ptr, /*allocated=*/false) && stream) {
+    HIP_REPORT_IF_ERROR(hipFreeAsync(ptr, stream));
+    return;
+  }
   HIP_REPORT_IF_ERROR(hipFree(ptr));
 }
 
