@@ -72,7 +72,9 @@ execute_region and async.execute bodies):
             captured (CAPTURE_EXCLUDED: the whole body in the region, no
             host access to GPU data, device memory freed in the block that
             allocates it, no call; nothing or a launch on %stream after
-            it), which --run then captures;
+            it), which --run then captures; a quarter are launchers, as
+            frontends emit them: no region, all GPU work launched on
+            %stream (runs of 2-3 launches among them);
   barrier   kernels with gpu.barrier and workgroup memory (an attribution,
             or gpu.dynamic_shared_memory through memref.view, launched with
             dynamic_shared_memory_size) besides their argument effects;
@@ -399,6 +401,12 @@ CAPTURE_HOST_CALLS = {"malloc", "free", "aligned_alloc"}
 # effects to the pass: the host waits before them), and shapes that
 # synchronize the host or use the async runtime. Device memory is allocated
 # and freed in the region, in stream order.
+# The statement kinds left out of a launcher (see ControlFlowProgram): GPU
+# work that is not a launch on the caller's stream.
+LAUNCHER_EXCLUDED = ["launch", "memcpy", "memset", "gpu_alloc", "sparse",
+                     "async", "await", "pointer_launch", "opaque_launch",
+                     "barrier_launch", "linalg_launch", "linalg_host",
+                     "shape_call", "alloca", "blocks"]
 CAPTURE_EXCLUDED = ["load", "store", "host_alloc", "call",
                     "stream_call", "sparse", "async", "alloca", "shape_call",
                     "await", "linalg_host"]
@@ -550,10 +558,11 @@ class Program:
         # one of `boundaries` (the starts of the top-level statements) on in
         # a gpu.on_stream region on it, followed by `stream_after`.
         self.stream = "stream" in self.shapes and rng.random() < 0.4
-        # Whether the program is written to be captured (ControlFlowProgram),
-        # and whether the caller's earlier work on %stream is pending at the
-        # entry (stream_region).
+        # Whether the program is written to be captured, and whether it is a
+        # launcher (ControlFlowProgram), and whether the caller's earlier
+        # work on %stream is pending at the entry (stream_region).
         self.capture_clean = False
+        self.launcher = False
         self.caller_work = False
         self.boundaries = []
         # Pointers made from buffers: (buffer, "i64"/"ptr") -> value.
@@ -1243,7 +1252,9 @@ class Program:
     def stream_region(self):
         """The lines of the function body with the statements from a random
         top-level statement on in a gpu.on_stream region on %stream, and
-        what runs after the region."""
+        what runs after the region (a launcher's as they are)."""
+        if self.launcher:
+            return self.lines
         rng = random.Random(f"{self.index}-stream")
         start = rng.choice([0] + self.boundaries) if rng.random() < 0.5 \
             else 0
@@ -1365,6 +1376,11 @@ class ControlFlowProgram(Program):
         # CAPTURE_EXCLUDED).
         self.capture_clean = self.stream and \
             random.Random(f"{index}-capture").random() < 0.5
+        # A quarter of the programs on a caller's stream are launchers, as
+        # frontends emit them: all GPU work launched on the stream, no
+        # region.
+        self.launcher = self.stream and \
+            random.Random(f"{index}-launcher").random() < 0.25
 
     def memref_args(self):
         return super().memref_args() + (
@@ -1389,7 +1405,7 @@ class ControlFlowProgram(Program):
                       [s for s, t in self.scalars if t == "index"], 0)
         allocated = []
         for _ in range(rng.randint(0, 2)):
-            allocated.append(self.alloc(scope, gpu=True))
+            allocated.append(self.alloc(scope, gpu=not self.launcher))
         self.block(scope, rng.randint(4, 10), allocated)
 
     def block(self, scope, count, allocated=None):
@@ -1430,8 +1446,15 @@ class ControlFlowProgram(Program):
                 # A launch on the caller's stream, in loops and branches too,
                 # and a call that launches on it.
                 "stream_launch": 1.5 * (self.stream and not scope.in_async),
-                "stream_call": 0.75 * (self.stream and not scope.in_async)}
+                "stream_call": 0.75 * (self.stream and not scope.in_async),
+                # Launches on the caller's stream one after the other.
+                "stream_launches": 1 * (self.stream and not scope.in_async)}
             kinds.update((k, w) for k, w in shape_kinds.items() if w)
+            if self.launcher:
+                for kind in LAUNCHER_EXCLUDED:
+                    kinds.pop(kind, None)
+                kinds["stream_launch"] = 4
+                kinds["stream_launches"] = 3
             if scope.in_async:
                 kinds["select"] = 0
         if self.capture_clean:
@@ -1619,6 +1642,14 @@ class ControlFlowProgram(Program):
     def gen_stream_launch(self, scope):
         self.gen_launch(scope, stream_launch_text)
 
+    def gen_stream_launches(self, scope):
+        """2-3 launches on the caller's stream, maybe with an op without
+        memory effects between two of them."""
+        for i in range(self.rng.randint(2, 3)):
+            if i and self.rng.random() < 0.3:
+                self.op(f"{self.fresh()} = arith.addi %c1, %c2 : index")
+            self.gen_stream_launch(scope)
+
     def gen_stream_call(self, scope):
         b = scope.pick(self.rng, dev=True, write=True)
         if b:
@@ -1704,11 +1735,14 @@ class ControlFlowProgram(Program):
             # A write to an outside buffer: conflicts with itself in the next
             # iteration.
             b = body.pick(rng, dev=True, write=True)
-            if b:
+            if b and self.launcher:
+                self.op(stream_launch_text(0, b.name, b.name))
+            elif b:
                 self.op(f"gpu.memset {b.name}, %f : {MEMREF}, f32")
         else:
             for _ in range(rng.randint(1, 2)):
-                allocated.append(self.alloc(body, gpu=rng.random() < 0.6))
+                allocated.append(self.alloc(
+                    body, gpu=rng.random() < 0.6 and not self.launcher))
         self.block(body, rng.randint(1, 4), [a for a in allocated if a])
         self.indent -= 1
         self.op("}")
@@ -1766,7 +1800,7 @@ class ControlFlowProgram(Program):
         body.indices.append(iv)
         body.entries += [Entry(x, True, a.host and b.host),
                          Entry(y, True, a.host and b.host)]
-        self.op(launch_text(0, x, y))
+        self.op((stream_launch_text if self.launcher else launch_text)(0, x, y))
         self.block(body, rng.randint(0, 2))
         self.op(f"scf.yield {y}, {x} : {MEMREF}, {MEMREF}")
         self.indent -= 1
@@ -2497,8 +2531,10 @@ class FileFunction:
         self.assignments = assignments([t for _, t in self.scalars], limit,
                                        rng)
         self.stream = "!llvm.ptr" in block.arg_types
-        # Not written to be captured; no caller's work assumed on a stream.
+        # Not written to be captured, not a launcher; no caller's work
+        # assumed on a stream.
         self.capture_clean = False
+        self.launcher = False
         self.caller_work = False
 
 

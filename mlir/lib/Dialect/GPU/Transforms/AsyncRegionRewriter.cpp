@@ -733,6 +733,95 @@ static void splitOnStreamBodies(Operation *root, AliasAnalysis &aliasAnalysis,
                       worklist);
 }
 
+/// Returns the stream of `op` if it is a launch on a stream that a
+/// gpu.on_stream can take (see canWaitForStream), with neither async
+/// dependencies nor an async token, as frontends emit launches; null
+/// otherwise.
+static Value getWrappableLaunchStream(Operation *op) {
+  auto launch = dyn_cast<gpu::LaunchFuncOp>(op);
+  if (!launch || !launch.getAsyncObject() || launch.getAsyncToken() ||
+      !launch.getAsyncDependencies().empty() ||
+      !canWaitForStream(launch.getAsyncObject()))
+    return Value();
+  return launch.getAsyncObject();
+}
+
+/// Returns whether two consecutive launches of `run` may run concurrently
+/// once ordered by their accesses: they may not conflict (no launch between
+/// them can order them).
+static bool hasConcurrentLaunches(GpuAccessAnalysis &accesses,
+                                  ArrayRef<Operation *> run) {
+  Operation *previous = nullptr;
+  for (Operation *op : run) {
+    if (!isa<gpu::LaunchFuncOp>(op))
+      continue;
+    if (previous && !accesses.mayConflict(accesses.getGpuAccesses(previous),
+                                          accesses.getGpuAccesses(op)))
+      return true;
+    previous = op;
+  }
+  return false;
+}
+
+/// Wraps, in `block`, each run of launches on one stream (see
+/// getWrappableLaunchStream) with only ops without memory effects or regions
+/// between them into a gpu.on_stream on that stream, if two of its launches
+/// may run concurrently (see hasConcurrentLaunches). The body launches the
+/// kernels without a stream: the dependence mode orders them by their
+/// accesses, after the stream's earlier work, and hands their work back to
+/// the stream at the end.
+static void wrapStreamLaunches(Block &block, GpuAccessAnalysis &accesses) {
+  OpBuilder builder(block.getParent()->getContext());
+  SmallVector<Operation *> run;
+  Value stream;
+  auto flush = [&]() {
+    // The ops without effects after the last launch stay where they are.
+    while (!run.empty() && !isa<gpu::LaunchFuncOp>(run.back()))
+      run.pop_back();
+    FailureOr<SmallVector<Value>> escaping = getEscapingValues(run);
+    if (succeeded(escaping) && hasConcurrentLaunches(accesses, run)) {
+      LDBG() << "wrapping " << run.size() << " op(s) on a stream";
+      for (Operation *op : run)
+        if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op))
+          launch.getAsyncObjectMutable().clear();
+      wrapInOnStream(builder, stream, run, *escaping);
+    }
+    run.clear();
+    stream = Value();
+  };
+  for (Operation &op : llvm::make_early_inc_range(block)) {
+    if (Value launchStream = getWrappableLaunchStream(&op)) {
+      if (launchStream != stream)
+        flush();
+      stream = launchStream;
+      run.push_back(&op);
+    } else if (stream && op.getNumRegions() == 0 &&
+               !op.hasTrait<OpTrait::IsTerminator>() &&
+               isMemoryEffectFree(&op)) {
+      run.push_back(&op);
+    } else {
+      flush();
+    }
+  }
+  flush();
+}
+
+/// Wraps the launches on a stream in the blocks of `root` outside gpu.on_stream
+/// and async.execute bodies (see wrapStreamLaunches).
+static void wrapStreamLaunches(Operation *root, AliasAnalysis &aliasAnalysis) {
+  GpuAccessAnalysis accesses(aliasAnalysis);
+  SmallVector<Block *> blocks;
+  root->walk([&](Block *block) {
+    if (!block->getParentOp()->getParentOfType<gpu::OnStreamOp>() &&
+        !isa<gpu::OnStreamOp>(block->getParentOp()) &&
+        !block->getParentOp()->getParentOfType<async::ExecuteOp>() &&
+        !isa<async::ExecuteOp>(block->getParentOp()))
+      blocks.push_back(block);
+  });
+  for (Block *block : blocks)
+    wrapStreamLaunches(*block, accesses);
+}
+
 //===----------------------------------------------------------------------===//
 // Single chain (max-streams=1).
 //===----------------------------------------------------------------------===//
@@ -2245,6 +2334,9 @@ struct GpuAsyncRegionPass::SingleTokenUseCallback {
 // inserts the necessary synchronization (as gpu.wait ops). Assumes sequential
 // execution semantics and that no GPU ops are asynchronous yet.
 void GpuAsyncRegionPass::runOnOperation() {
+  // Let the dependence mode order launches on a stream by their accesses.
+  if (maxStreams != 1)
+    wrapStreamLaunches(getOperation(), getAnalysis<AliasAnalysis>());
   // Let the streams of gpu.on_stream ops order what the host would wait for
   // otherwise: split their bodies before the analyses see them.
   splitOnStreamBodies(getOperation(), getAnalysis<AliasAnalysis>(),

@@ -170,6 +170,18 @@ def GpuAsyncRegionPass : Pass<"gpu-async-region", "func::FuncOp"> {
     pending: it hands work of unknown accesses to that stream. A pointer
     that the function does not use as a stream is not known to be one, and
     the host does not wait for it.
+
+    In the dependence mode, launches on a stream as frontends emit them are
+    made concurrent: in a block outside `gpu.on_stream` and `async.execute`
+    bodies, a run of launches on one `!llvm.ptr` stream (`gpu.launch_func
+    <%s : !llvm.ptr>`, without async dependencies) with only ops without
+    memory effects or regions between them, two consecutive ones of which
+    may not conflict, becomes a `gpu.on_stream <%s>` whose body launches the
+    kernels without a stream. The stream's earlier work comes first, the
+    kernels are then ordered by their accesses, and their work is handed
+    back to `%s` at the end, with no host wait. Launches on a stream of
+    another type (a `!gpu.async.token` that stands for a stream) stay in
+    program order on it.
   }];
   let dependentDialects = ["async::AsyncDialect"];
   let options = [Option<"maxStreams", "max-streams", "unsigned",
