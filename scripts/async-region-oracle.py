@@ -307,9 +307,9 @@ def launch_text(k, a, b):
             f"threads in (%c1, %c1, %c1) args({a} : {MEMREF}, {b} : {MEMREF})")
 
 
-def stream_launch_text(k, a, b):
-    """A launch on the caller's stream %stream (stream-based: no tokens)."""
-    return "gpu.launch_func <%stream : !llvm.ptr> " + launch_text(k, a, b)[
+def stream_launch_text(k, a, b, stream="%stream"):
+    """A launch on the caller's stream `stream` (stream-based: no tokens)."""
+    return f"gpu.launch_func <{stream} : !llvm.ptr> " + launch_text(k, a, b)[
         len("gpu.launch_func "):]
 
 
@@ -402,8 +402,11 @@ CAPTURE_HOST_CALLS = {"malloc", "free", "aligned_alloc"}
 # synchronize the host or use the async runtime. Device memory is allocated
 # and freed in the region, in stream order.
 # The statement kinds left out of a launcher (see ControlFlowProgram): GPU
-# work that is not a launch on the caller's stream.
+# work that is not a launch on the caller's stream, and calls that launch on
+# it (a launcher may then use %stream only as a call operand, and the pass
+# does not take a pointer it does not use as a stream for one).
 LAUNCHER_EXCLUDED = ["launch", "memcpy", "memset", "gpu_alloc", "sparse",
+                     "stream_call",
                      "async", "await", "pointer_launch", "opaque_launch",
                      "barrier_launch", "linalg_launch", "linalg_host",
                      "shape_call", "alloca", "blocks"]
@@ -563,6 +566,7 @@ class Program:
         # work on %stream is pending at the entry (stream_region).
         self.capture_clean = False
         self.launcher = False
+        self.two_streams = False
         self.caller_work = False
         self.boundaries = []
         # Pointers made from buffers: (buffer, "i64"/"ptr") -> value.
@@ -1233,6 +1237,8 @@ class Program:
         args += [f"{a} : {t}" for a, t in self.scalars]
         if self.stream:
             args.append("%stream : !llvm.ptr")
+        if self.two_streams:
+            args.append("%stream2 : !llvm.ptr")
         return ", ".join(args)
 
     def prologue(self):
@@ -1265,8 +1271,10 @@ class Program:
             # stream.
             start, after = 0, rng.choice(["", "stream_launch"])
         # With all of it in the region, the caller's earlier work on the
-        # stream is pending at the entry (Interpreter.caller_work).
-        self.caller_work = start == 0
+        # stream is pending at the entry (Interpreter.caller_work; with a
+        # second stream, whose earlier work the region does not wait for,
+        # none is assumed).
+        self.caller_work = start == 0 and not self.two_streams
         lines = self.lines[:start] + [
             "    gpu.on_stream <%stream : !llvm.ptr> {",
             "    ^bb0(%t0: !gpu.async.token):"] + [
@@ -1381,6 +1389,10 @@ class ControlFlowProgram(Program):
         # region.
         self.launcher = self.stream and \
             random.Random(f"{index}-launcher").random() < 0.25
+        # Some of those not written to be captured get a second caller's
+        # stream, %stream2: launches and regions on it among the statements.
+        self.two_streams = self.stream and not self.capture_clean and \
+            random.Random(f"{index}-two").random() < 0.3
 
     def memref_args(self):
         return super().memref_args() + (
@@ -1448,7 +1460,10 @@ class ControlFlowProgram(Program):
                 "stream_launch": 1.5 * (self.stream and not scope.in_async),
                 "stream_call": 0.75 * (self.stream and not scope.in_async),
                 # Launches on the caller's stream one after the other.
-                "stream_launches": 1 * (self.stream and not scope.in_async)}
+                "stream_launches": 1 * (self.stream and not scope.in_async),
+                # A region on the second stream.
+                "stream2_region": 0.75 * (self.two_streams and nested and
+                                          not scope.in_async)}
             kinds.update((k, w) for k, w in shape_kinds.items() if w)
             if self.launcher:
                 for kind in LAUNCHER_EXCLUDED:
@@ -1639,16 +1654,35 @@ class ControlFlowProgram(Program):
         if a and b:
             self.op(text(k, a.name, b.name))
 
-    def gen_stream_launch(self, scope):
-        self.gen_launch(scope, stream_launch_text)
+    def pick_stream(self):
+        """%stream, or in a program with two streams sometimes %stream2."""
+        if self.two_streams and self.rng.random() < 0.4:
+            return "%stream2"
+        return "%stream"
+
+    def gen_stream_launch(self, scope, stream=None):
+        stream = stream or self.pick_stream()
+        self.gen_launch(scope,
+                        lambda k, a, b: stream_launch_text(k, a, b, stream))
+
+    def gen_stream2_region(self, scope):
+        t = f"%t{self.fresh()[2:]}"
+        self.op("gpu.on_stream <%stream2 : !llvm.ptr> {")
+        self.op(f"^bb0({t}: !gpu.async.token):")
+        self.indent += 1
+        self.block(scope.child(), self.rng.randint(1, 3))
+        self.op("gpu.on_stream.yield")
+        self.indent -= 1
+        self.op("}")
 
     def gen_stream_launches(self, scope):
         """2-3 launches on the caller's stream, maybe with an op without
         memory effects between two of them."""
+        stream = self.pick_stream()
         for i in range(self.rng.randint(2, 3)):
             if i and self.rng.random() < 0.3:
                 self.op(f"{self.fresh()} = arith.addi %c1, %c2 : index")
-            self.gen_stream_launch(scope)
+            self.gen_stream_launch(scope, stream)
 
     def gen_stream_call(self, scope):
         b = scope.pick(self.rng, dev=True, write=True)
@@ -1885,6 +1919,10 @@ def main_function(programs, captured=()):
     if streams:
         lines.append("    %stream = llvm.call @mgpuStreamCreate() : () -> "
                      "!llvm.ptr")
+    two_streams = any(p.two_streams for p in programs)
+    if two_streams:
+        lines.append("    %stream2 = llvm.call @mgpuStreamCreate() : () -> "
+                     "!llvm.ptr")
     if captured:
         lines += [f"    %reserve = arith.constant {CAPTURE_RESERVE} : i32",
                   "    llvm.call @mgpuStreamPoolReserve(%reserve) : (i32) "
@@ -1899,12 +1937,13 @@ def main_function(programs, captured=()):
         for k, values in enumerate(p.assignments):
             scalars = [("%true" if v else "%false") if isinstance(v, bool)
                        else f"%i{v}" for v in values]
-            stream = ["%stream"] if p.stream else []
+            stream = (["%stream"] if p.stream else []) + (
+                ["%stream2"] if p.two_streams else [])
             call = (f"    func.call @p{p.index}("
                     f"{', '.join(operands + scalars + stream)}) : "
-                    f"({', '.join(types + ['!llvm.ptr'] * p.stream)}) -> ()")
-            sync = ("    llvm.call @mgpuStreamSynchronize(%stream) : "
-                    "(!llvm.ptr) -> ()")
+                    f"({', '.join(types + ['!llvm.ptr'] * len(stream))}) -> ()")
+            sync = "\n".join(f"    llvm.call @mgpuStreamSynchronize({s}) : "
+                             "(!llvm.ptr) -> ()" for s in stream)
             lines.append(call)
             if p.stream:
                 lines.append(sync)
@@ -1918,6 +1957,9 @@ def main_function(programs, captured=()):
                           ": (!llvm.ptr, !llvm.ptr) -> ()", sync,
                           f"    llvm.call @mgpuGraphDestroy({graph}) : "
                           "(!llvm.ptr) -> ()"]
+    if two_streams:
+        lines.append("    llvm.call @mgpuStreamDestroy(%stream2) : "
+                     "(!llvm.ptr) -> ()")
     if streams:
         lines.append("    llvm.call @mgpuStreamDestroy(%stream) : "
                      "(!llvm.ptr) -> ()")
@@ -2108,8 +2150,10 @@ def capturable_programs(programs, lowered):
                     for callee, operands in calls)
         return memo[name, clean]
 
+    # A capture of %stream leaves out the work on a second stream.
     return {p.index for p in programs
-            if p.stream and capturable(f"p{p.index}", p.capture_clean)}
+            if p.stream and not p.two_streams and
+            capturable(f"p{p.index}", p.capture_clean)}
 
 
 def run_checked(programs, args):

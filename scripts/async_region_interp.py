@@ -248,16 +248,23 @@ class Instance:
     kind: "gpu" or "host"; op: the generic-form Op; accesses: tuple of
     (Buffer, mode), mode "R", "W" or "RW"; before: bit mask of the GPU
     instances that happen before it (for a host access: what the host has
-    waited for); path: where it ran ("for@L12 i=1", "if@L14 then", ...)."""
+    waited for); path: where it ran ("for@L12 i=1", "if@L14 then", ...);
+    regions: the streams of the gpu.on_stream bodies it ran in; caller: for
+    the caller's earlier work on a stream (Interpreter.caller_work), that
+    stream: only what runs in a body on it is ordered after that work."""
 
-    __slots__ = ("kind", "op", "accesses", "before", "path")
+    __slots__ = ("kind", "op", "accesses", "before", "path", "regions",
+                 "caller")
 
-    def __init__(self, kind, op, accesses, before, path):
+    def __init__(self, kind, op, accesses, before, path, regions=frozenset(),
+                 caller=None):
         self.kind = kind
         self.op = op
         self.accesses = accesses
         self.before = before
         self.path = path
+        self.regions = regions
+        self.caller = caller
 
     def describe(self):
         """'gpu.memset of %arg1 (line 12, for@L10 i=2)'."""
@@ -419,8 +426,10 @@ class Interpreter:
         self.drop_token_deps = drop_token_deps
         self.reference = reference
         # The sets of the streams of the gpu.on_stream ops whose bodies the
-        # current function is in (per call: the rule is lexical).
+        # current function is in (per call: the rule is lexical), and those
+        # streams.
         self.stream_entries = []
+        self.region_streams = []
         block = func.regions[0][0]
         arg_attrs = split_arg_attrs(func.attr("arg_attrs"), len(
             block.arg_names))
@@ -458,12 +467,16 @@ class Interpreter:
     def caller_work(self, func, values):
         """The caller's earlier work on each stream argument: GPU work, still
         pending, that reads and writes each buffer argument. In a pass's
-        input (`reference`), it completes before the function."""
+        input (`reference`), it completes before the function. Only what
+        runs in a gpu.on_stream body on that stream must be ordered after it
+        (check_trace): code outside such a body is not ordered with the
+        stream's work, by the op's definition."""
         for stream in values:
             if not isinstance(stream, Stream):
                 continue
             bit = self.record("gpu", func, [
                 (v, "RW") for v in values if isinstance(v, Buffer)], 0)
+            self.trace.instances[-1].caller = stream
             stream.handed |= bit
             if self.reference:
                 self.host_done |= bit
@@ -493,10 +506,12 @@ class Interpreter:
         if len(self.path) > 50:
             raise Unsupported("call depth over 50")
         entries, self.stream_entries = self.stream_entries, []
+        streams, self.region_streams = self.region_streams, []
         try:
             return self.region(func.regions[0], values, {})
         finally:
             self.stream_entries = entries
+            self.region_streams = streams
 
     def region(self, region, args, env):
         """Runs a region with its entry block's arguments bound to `args`;
@@ -578,7 +593,8 @@ class Interpreter:
         return v
 
     def record(self, kind, op, accesses, before):
-        inst = Instance(kind, op, tuple(accesses), before, tuple(self.path))
+        inst = Instance(kind, op, tuple(accesses), before, tuple(self.path),
+                        frozenset(self.region_streams))
         self.trace.instances.append(inst)
         return 1 << (len(self.trace.instances) - 1)
 
@@ -633,10 +649,12 @@ class Interpreter:
             raise Unsupported("gpu.on_stream on a value that is not a "
                               "stream argument")
         self.stream_entries.append(stream.handed)
+        self.region_streams.append(stream)
         try:
             returned = self.region(op.regions[0], [Token(stream.handed)], env)
         finally:
             self.stream_entries.pop()
+            self.region_streams.pop()
         # The terminator's tokens are handed over; its other operands are
         # the results (which are never tokens).
         for v in returned:
@@ -1073,6 +1091,18 @@ class _Chains:
         return needed
 
 
+def _unordered_callers(callers, inst):
+    """The mask of the caller's earlier work (`callers`: (mask, stream)) that
+    `inst` need not be ordered after: on a stream whose gpu.on_stream body
+    it did not run in (code outside such a body is not ordered with the
+    stream's work, by the op's definition)."""
+    mask = 0
+    for bit, stream in callers:
+        if stream not in inst.regions:
+            mask |= bit
+    return mask
+
+
 def check_trace(trace, keep=3):
     """Checks every conflicting pair of a trace: each earlier GPU access must
     happen before the later access it conflicts with (same alias class, at
@@ -1094,12 +1124,16 @@ def check_trace(trace, keep=3):
     writers, accessors = {}, {}          # alias class -> instance mask
     chains, host_chains = _Chains(False), _Chains(True)
     gpu_mask = 0
+    callers = []                         # (mask, stream) of caller work
     for y, inst in enumerate(trace.instances):
         bit = 1 << y
         conflicts = 0
         for buf, mode in inst.accesses:
             earlier = accessors if "W" in mode else writers
             conflicts |= earlier.get(buf.alias_class, 0)
+        conflicts &= ~_unordered_callers(callers, inst)
+        if inst.caller is not None:
+            callers.append((bit, inst.caller))
         missing = conflicts & gpu_mask & ~inst.before
         if missing:
             result.violation_count += missing.bit_count()
@@ -1136,6 +1170,7 @@ def compare_traces(trace, reference, keep=3):
     count, pairs = 0, []
     writers, accessors = {}, {}
     gpu_mask = 0
+    callers = []
     for y, (inst, ref) in enumerate(zip(trace.instances,
                                         reference.instances)):
         bit = 1 << y
@@ -1143,6 +1178,9 @@ def compare_traces(trace, reference, keep=3):
         for buf, mode in inst.accesses:
             earlier = accessors if "W" in mode else writers
             conflicts |= earlier.get(buf.alias_class, 0)
+        conflicts &= ~_unordered_callers(callers, inst)
+        if inst.caller is not None:
+            callers.append((bit, inst.caller))
         lost = conflicts & gpu_mask & ~inst.before & ref.before
         if lost:
             count += lost.bit_count()

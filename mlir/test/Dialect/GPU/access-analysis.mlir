@@ -332,3 +332,37 @@ module attributes {gpu.container_module} {
     return
   }
 }
+
+// -----
+
+// Inline assembly declares only whether it has side effects: with an operand
+// (an address) or a memory clobber it may reach any memory. Without either,
+// and without side effects, it accesses nothing.
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @asm_store(%p : !llvm.ptr, %v : f32) kernel {
+      llvm.inline_asm "st.global.f32 [$0], $1;", "l,f,~{memory}" %p, %v
+          : (!llvm.ptr, f32) -> ()
+      gpu.return
+    }
+    gpu.func @asm_lane(%a : memref<4xi32>) kernel {
+      %c0 = arith.constant 0 : index
+      %lane = llvm.inline_asm "mov.u32 $0, %laneid;", "=r" : () -> i32
+      memref.store %lane, %a[%c0] : memref<4xi32>
+      gpu.return
+    }
+  }
+
+  func.func @inline_asm_kernels(%p : !llvm.ptr, %v : f32, %a : memref<4xi32>) {
+    %c1 = arith.constant 1 : index
+    // expected-remark @below {{accesses: everything}}
+    gpu.launch_func @kernels::@asm_store
+        blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+        args(%p : !llvm.ptr, %v : f32)
+    // expected-remark @below {{accesses: writes arg2}}
+    gpu.launch_func @kernels::@asm_lane
+        blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+        args(%a : memref<4xi32>)
+    return
+  }
+}

@@ -21,6 +21,10 @@ module attributes {gpu.container_module} {
       memref.store %x, %a[%c0] : memref<16xf32>
       gpu.return
     }
+    // Accesses nothing.
+    gpu.func @empty() kernel {
+      gpu.return
+    }
   }
   gpu.binary @opaque [#gpu.object<#nvvm.target, "">]
 
@@ -98,6 +102,20 @@ module attributes {gpu.container_module} {
     %c1 = arith.constant 1 : index
     gpu.launch_func <%s : !llvm.ptr> @opaque::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%p : !llvm.ptr)
     gpu.launch_func <%s : !llvm.ptr> @opaque::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%q : !llvm.ptr)
+    return
+  }
+
+  // A kernel that accesses nothing, then kernels that may access anything:
+  // the dependence mode orders work of unknown accesses after all earlier
+  // work, so nothing could run concurrently and the launches stay on %s.
+  // CHECK-LABEL: func @nothing_then_opaque
+  // CHECK-NOT:     gpu.launch_func async
+  // CHECK:         return
+  func.func @nothing_then_opaque(%s : !llvm.ptr, %p : !llvm.ptr) {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func <%s : !llvm.ptr> @kernels::@empty blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+    gpu.launch_func <%s : !llvm.ptr> @opaque::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%p : !llvm.ptr)
+    gpu.launch_func <%s : !llvm.ptr> @opaque::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%p : !llvm.ptr)
     return
   }
 

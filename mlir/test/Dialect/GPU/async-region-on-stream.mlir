@@ -520,4 +520,78 @@ module attributes {gpu.container_module} {
     }
     return
   }
+  // The handed work is what the body's GPU work accesses, not the stream's
+  // earlier work: a host store to memory the body does not touch, a kernel
+  // on such memory and the return of a function whose stack memory the body
+  // does not use need no wait for the stream (the kernel's own work is
+  // waited for at the end of the block).
+  // CHECK-LABEL: func @unrelated_after
+  // CHECK:         gpu.on_stream.yield [%{{.*}}]
+  // CHECK-NEXT:    }
+  // CHECK-NEXT:    memref.store
+  // CHECK-NEXT:    memref.store
+  // CHECK-NEXT:    %[[K:.*]] = gpu.launch_func async
+  // CHECK-NEXT:    gpu.wait [%[[K]]]
+  // CHECK-NEXT:    return
+  // CHAIN-LABEL: func @unrelated_after
+  // CHAIN:         gpu.on_stream.yield [%{{.*}}]
+  // CHAIN-NEXT:    }
+  // CHAIN-NEXT:    memref.store
+  // CHAIN-NEXT:    memref.store
+  // CHAIN-NOT:     gpu.on_stream
+  // CHAIN:         return
+  func.func @unrelated_after(%s : !llvm.ptr, %a : memref<16xf32> {llvm.noalias},
+                             %b : memref<16xf32> {llvm.noalias},
+                             %h : memref<16xf32> {llvm.noalias}) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %f = arith.constant 1.0 : f32
+    %stack = memref.alloca() : memref<16xf32>
+    gpu.on_stream <%s : !llvm.ptr> {
+    ^bb0(%t0: !gpu.async.token):
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      gpu.on_stream.yield
+    }
+    memref.store %f, %h[%c0] : memref<16xf32>
+    memref.store %f, %stack[%c0] : memref<16xf32>
+    gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%b : memref<16xf32>)
+    return
+  }
+
+  // A call in the body may have launched anything on the stream: a host
+  // store after the region waits for it.
+  // CHECK-LABEL: func @call_in_body
+  // CHECK:         func.call @opaque
+  // CHECK:         gpu.on_stream.yield
+  // CHECK-NEXT:    }
+  // CHECK-NEXT:    gpu.on_stream <%{{.*}} : !llvm.ptr> {
+  // CHECK-NEXT:    ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHECK-NEXT:      gpu.wait [%[[T]]]
+  // CHECK-NEXT:      gpu.on_stream.yield
+  // CHECK-NEXT:    }
+  // CHECK-NEXT:    memref.store
+  // CHAIN-LABEL: func @call_in_body
+  // CHAIN:         func.call @opaque
+  // CHAIN:         gpu.on_stream.yield
+  // CHAIN-NEXT:    }
+  // CHAIN-NEXT:    gpu.on_stream <%{{.*}} : !llvm.ptr> {
+  // CHAIN-NEXT:    ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHAIN-NEXT:      gpu.wait [%[[T]]]
+  // CHAIN-NEXT:      gpu.on_stream.yield
+  // CHAIN-NEXT:    }
+  // CHAIN-NEXT:    memref.store
+  func.func @call_in_body(%s : !llvm.ptr, %a : memref<16xf32> {llvm.noalias},
+                          %h : memref<16xf32> {llvm.noalias}) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %f = arith.constant 1.0 : f32
+    gpu.on_stream <%s : !llvm.ptr> {
+    ^bb0(%t0: !gpu.async.token):
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      func.call @opaque() : () -> ()
+      gpu.on_stream.yield
+    }
+    memref.store %f, %h[%c0] : memref<16xf32>
+    return
+  }
 }

@@ -378,10 +378,31 @@ private:
 };
 } // namespace
 
+/// Returns the work that the exits of `op` may hand to its stream: what the
+/// GPU work in its body accesses (launches on streams and the bodies of
+/// gpu.on_stream ops in it included), or everything if an op of unknown
+/// effects there may have launched work (see OpaqueStreamUsers). The
+/// stream's earlier work, which the body starts after, is no part of it:
+/// code after the op is no more ordered with that work than code before it.
+static MemoryAccesses getHandedAccesses(gpu::OnStreamOp op,
+                                        GpuAccessAnalysis &accesses,
+                                        OpaqueStreamUsers &opaque) {
+  if (opaque.mayHandOverWorkIn(op))
+    return getEverything();
+  MemoryAccesses result;
+  op.getBody().walk([&](Operation *nested) {
+    if ((getAsyncOp(nested) && !isa<gpu::WaitOp>(nested)) ||
+        getLaunchStream(nested))
+      result.append(accesses.getGpuAccesses(nested));
+  });
+  return result;
+}
+
 /// Collects into `handed` the work that the ops nested in `op` may hand to
-/// streams: what their launches on streams access, and everything for each
-/// gpu.on_stream that may hand work over and each op of unknown effects that
-/// may (see OpaqueStreamUsers). This is the work pending after `op`
+/// streams: what their launches on streams access, what the bodies of the
+/// gpu.on_stream ops that may hand work over hand (see getHandedAccesses),
+/// and everything for each op of unknown effects that may (see
+/// OpaqueStreamUsers). This is the work pending after `op`
 /// and, if `op` is a loop, at the start of each iteration. A stream defined in
 /// `op` is left out: after `op` its value is gone, and in the next iteration
 /// it may name another stream; the work handed to it is waited for at the
@@ -398,7 +419,8 @@ static void collectHandedWork(Operation *op, GpuAccessAnalysis &accesses,
     }
     auto onStreamOp = dyn_cast<gpu::OnStreamOp>(nested);
     if (onStreamOp && mayHandOverWork(onStreamOp))
-      addHandedWork(handed, onStreamOp.getStream(), getEverything());
+      addHandedWork(handed, onStreamOp.getStream(),
+                    getHandedAccesses(onStreamOp, accesses, opaque));
     else
       opaque.recordHandedWork(nested, handed);
   });
@@ -748,17 +770,20 @@ static Value getWrappableLaunchStream(Operation *op) {
 
 /// Returns whether two consecutive launches of `run` may run concurrently
 /// once ordered by their accesses: they may not conflict (no launch between
-/// them can order them).
+/// them can order them), and neither accesses everything (the dependence
+/// mode orders such work after all earlier work, and all later work after
+/// it).
 static bool hasConcurrentLaunches(GpuAccessAnalysis &accesses,
                                   ArrayRef<Operation *> run) {
-  Operation *previous = nullptr;
+  std::optional<MemoryAccesses> previous;
   for (Operation *op : run) {
     if (!isa<gpu::LaunchFuncOp>(op))
       continue;
-    if (previous && !accesses.mayConflict(accesses.getGpuAccesses(previous),
-                                          accesses.getGpuAccesses(op)))
+    MemoryAccesses current = accesses.getGpuAccesses(op);
+    if (previous && !previous->everything && !current.everything &&
+        !accesses.mayConflict(*previous, current))
       return true;
-    previous = op;
+    previous = std::move(current);
   }
   return false;
 }
@@ -911,7 +936,9 @@ private:
     bool endsBlock = isTerminator(op) && !keepsHandedWork(op->getBlock());
     if (isTerminator(op) && !endsBlock)
       waitForStreamsDefinedIn(op, op->getParentOp());
-    if (endsBlock && !(returns && hostAccesses.empty()))
+    if (endsBlock && returns)
+      waitForHandedStreams(op, hostAccesses);
+    else if (endsBlock)
       waitForHandedStreams(op, getEverything());
     else if (!endsBlock && op->getNumRegions() == 0)
       waitForHandedStreams(op, hostAccesses);
@@ -1046,7 +1073,8 @@ private:
     auto onStreamOp = dyn_cast<gpu::OnStreamOp>(op);
     if (onStreamOp &&
         (mayHandOverWork(onStreamOp) || opaque.mayHandOverWorkIn(onStreamOp)))
-      addHandedWork(handedStreams, onStreamOp.getStream(), getEverything());
+      addHandedWork(handedStreams, onStreamOp.getStream(),
+                    getHandedAccesses(onStreamOp, accesses, opaque));
     else if (passesHandedWork(op))
       collectHandedWork(op, accesses, opaque, handedStreams);
     else
@@ -1746,7 +1774,8 @@ LogicalResult AsyncDependenceAnalysis::scheduleOnStream(gpu::OnStreamOp op,
     hostWait(inner, tokens, terminator, &block);
   }
   if (handsOver)
-    addHandedWork(pending.handedStreams, op.getStream(), everything);
+    addHandedWork(pending.handedStreams, op.getStream(),
+                  getHandedAccesses(op, accesses, opaque));
   return success();
 }
 

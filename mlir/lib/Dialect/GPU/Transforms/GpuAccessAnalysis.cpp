@@ -10,6 +10,7 @@
 
 #include "mlir/Analysis/AliasAnalysis.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -165,6 +166,15 @@ const MemoryAccesses &GpuAccessAnalysis::getKernelAccesses(GPUFuncOp kernel) {
     if (op == kernel || op->hasTrait<OpTrait::IsTerminator>() ||
         isa<BarrierOp>(op))
       return;
+    // Inline assembly declares only whether it has side effects, not what it
+    // accesses: through an operand or with a memory clobber it may reach any
+    // memory.
+    if (auto inlineAsm = dyn_cast<LLVM::InlineAsmOp>(op)) {
+      if (inlineAsm.getHasSideEffects() || !inlineAsm->getOperands().empty() ||
+          inlineAsm.getConstraints().contains("~{memory}"))
+        result.everything = true;
+      return;
+    }
     SmallVector<MemoryEffects::EffectInstance> effects;
     if (!getOwnEffects(op, effects)) {
       result.everything = true;

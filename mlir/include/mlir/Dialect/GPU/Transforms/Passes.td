@@ -137,7 +137,10 @@ def GpuAsyncRegionPass : Pass<"gpu-async-region", "func::FuncOp"> {
     A `gpu.on_stream` body starts after the stream's earlier work (its entry
     token, of unknown accesses) and hands what each block leaves pending to
     the stream at its terminator, with no host wait. After the op, the host
-    waits for that work before a host op that accesses memory, a GPU op, a
+    waits for that work (what the body's GPU work accesses, or everything
+    if an op of unknown effects in it may have launched work; the stream's
+    earlier work is no more ordered with code after the op than with code
+    before it) before a host op or GPU op that may conflict with it, a
     `gpu.wait` and at the end of the block, but not at a function's return
     (without its stack memory) nor for a `gpu.on_stream` on that stream.
     Where control returns to an `scf.for`, `scf.while`, `scf.if`,
