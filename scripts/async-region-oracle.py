@@ -398,8 +398,9 @@ CAPTURE_HOST_CALLS = {"malloc", "free", "aligned_alloc"}
 
 # The statement kinds left out of a program on a caller's stream written to
 # be captured: host accesses to GPU data, host allocation, calls (of unknown
-# effects to the pass: the host waits before them), and shapes that
-# synchronize the host or use the async runtime. Device memory is allocated
+# effects to the pass: the host waits before them), branches between blocks
+# (the host waits at the end of each block of a body of several), and shapes
+# that synchronize the host or use the async runtime. Device memory is allocated
 # and freed in the region, in stream order.
 # The statement kinds left out of a launcher (see ControlFlowProgram): GPU
 # work that is not a launch on the caller's stream, and calls that launch on
@@ -410,7 +411,7 @@ LAUNCHER_EXCLUDED = ["launch", "memcpy", "memset", "gpu_alloc", "sparse",
                      "async", "await", "pointer_launch", "opaque_launch",
                      "barrier_launch", "linalg_launch", "linalg_host",
                      "shape_call", "alloca", "blocks"]
-CAPTURE_EXCLUDED = ["load", "store", "host_alloc", "call",
+CAPTURE_EXCLUDED = ["load", "store", "host_alloc", "call", "blocks",
                     "stream_call", "sparse", "async", "alloca", "shape_call",
                     "await", "linalg_host"]
 
@@ -1270,6 +1271,9 @@ class Program:
             # All of it in the region; then nothing or a launch on the
             # stream.
             start, after = 0, rng.choice(["", "stream_launch"])
+        if any(line.lstrip().startswith("^") for line in self.lines):
+            # Blocks: all of them in the region (a body of several blocks).
+            start = 0
         # With all of it in the region, the caller's earlier work on the
         # stream is pending at the entry (Interpreter.caller_work; with a
         # second stream, whose earlier work the region does not wait for,
@@ -1450,11 +1454,10 @@ class ControlFlowProgram(Program):
                                     not scope.in_async),
                 "linalg_launch": 1 * ("linalg" in self.shapes),
                 # Branches between blocks of the function body only (the
-                # regions of scf ops have one block); none with a hand-over
-                # to a caller's stream.
+                # regions of scf ops have one block); on a caller's stream,
+                # the whole body is then in the region (stream_region).
                 "blocks": 1.5 * ("blocks" in self.shapes and
-                                 scope.depth == 0 and not scope.in_async and
-                                 not self.stream),
+                                 scope.depth == 0 and not scope.in_async),
                 # A launch on the caller's stream, in loops and branches too,
                 # and a call that launches on it.
                 "stream_launch": 1.5 * (self.stream and not scope.in_async),
@@ -1585,7 +1588,8 @@ class ControlFlowProgram(Program):
 
     def branches_here(self, ctx):
         return ("blocks" in self.shapes and ctx.depth == 0 and
-                not ctx.in_async and not self.stream)
+                not ctx.in_async and
+                not (self.launcher or self.capture_clean))
 
     def cache(self, ctx):
         return ctx.pointers

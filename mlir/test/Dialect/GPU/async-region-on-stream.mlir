@@ -594,4 +594,35 @@ module attributes {gpu.container_module} {
     memref.store %f, %h[%c0] : memref<16xf32>
     return
   }
+  // A body of several blocks: what a launch on the body's stream hands to it
+  // is waited for before the branch to another block of the body, whose
+  // kernel on the same buffer runs on another stream (both modes).
+  // CHECK-LABEL: func @launch_then_branch
+  // CHECK:         gpu.launch_func <%[[S:.*]] : !llvm.ptr>
+  // CHECK-NEXT:    gpu.on_stream <%[[S]] : !llvm.ptr> {
+  // CHECK-NEXT:    ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHECK-NEXT:      gpu.wait [%[[T]]]
+  // CHECK-NEXT:      gpu.on_stream.yield
+  // CHECK-NEXT:    }
+  // CHECK-NEXT:    cf.br
+  // CHAIN-LABEL: func @launch_then_branch
+  // CHAIN:         gpu.launch_func <%[[S:.*]] : !llvm.ptr>
+  // CHAIN-NEXT:    gpu.on_stream <%[[S]] : !llvm.ptr> {
+  // CHAIN-NEXT:    ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHAIN-NEXT:      gpu.wait [%[[T]]]
+  // CHAIN-NEXT:      gpu.on_stream.yield
+  // CHAIN-NEXT:    }
+  // CHAIN-NEXT:    cf.br
+  func.func @launch_then_branch(%s : !llvm.ptr, %a : memref<16xf32>) {
+    %c1 = arith.constant 1 : index
+    gpu.on_stream <%s : !llvm.ptr> {
+    ^bb0(%t0: !gpu.async.token):
+      gpu.launch_func <%s : !llvm.ptr> @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      cf.br ^bb1
+    ^bb1:
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      gpu.on_stream.yield
+    }
+    return
+  }
 }

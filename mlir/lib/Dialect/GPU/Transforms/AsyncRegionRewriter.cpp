@@ -1835,16 +1835,18 @@ LogicalResult AsyncDependenceAnalysis::scheduleBlock(Block &block,
       if (!freed.empty())
         scheduleHostOp(&op, freed, pending);
       // Work handed to a stream is left to the stream's owner where the
-      // function returns, to the stream itself at the end of a gpu.on_stream
+      // function returns, to the stream itself at an exit of a gpu.on_stream
       // body on that stream, and to the parent op where control returns to
       // an SCF op or the next iteration (see keepsHandedWork); at any other
-      // end of a block, the host waits for it.
+      // end of a block, a branch to another block of a body included, the
+      // host waits for it.
       if (!(op.hasTrait<OpTrait::ReturnLike>() &&
             isa<FunctionOpInterface>(op.getParentOp())) &&
           !keepsHandedWork(&block)) {
         auto onStreamOp = dyn_cast<gpu::OnStreamOp>(op.getParentOp());
+        bool exits = onStreamOp && isa<gpu::OnStreamYieldOp>(op);
         waitForHandedStreams(pending, &op, getEverything(),
-                             onStreamOp ? onStreamOp.getStream() : Value());
+                             exits ? onStreamOp.getStream() : Value());
       } else if (keepsHandedWork(&block)) {
         waitForStreamsDefinedIn(pending, &op, block.getParentOp());
       }
