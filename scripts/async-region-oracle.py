@@ -102,7 +102,7 @@ execute_region and async.execute bodies):
             them), and kernels whose effects on their arguments come from
             linalg.fill / linalg.copy in their gpu.func bodies (directly,
             through memref.cast, between subviews);
-  blocks    (without a caller's stream) branches between blocks of the
+  blocks    branches between blocks of the
             function body: cf.cond_br to two blocks that cf.br to a join, or
             to a block or past it; a loop of blocks (a header with a counter
             argument counting to a constant, 0-3 iterations, maybe swapping
@@ -113,8 +113,9 @@ execute_region and async.execute bodies):
             programs: nested branches, and i1 arguments %cond0, %cond1 made
             for them). With --control-flow, only in the function body (the
             regions of scf ops, async.execute and callees keep one block);
-            a caller's stream is never combined with them (a gpu.on_stream
-            body of several blocks is not generated yet).
+            with a caller's stream (--control-flow only), the whole body is
+            then in the region: a gpu.on_stream body of several blocks (not
+            in programs written to be captured, nor in launchers).
 
 The checker does not trust the pass: it interprets the pass output as a
 program (scripts/async_region_interp.py) with concrete values for its i1 and
