@@ -273,17 +273,23 @@ static bool holdsCarriedGpuWork(Operation *op) {
   return false;
 }
 
+/// Returns whether `op`, in the body of a gpu.on_stream, is GPU work that the
+/// body hands over: a GPU op other than gpu.wait, which this pass makes
+/// async, or a launch on a stream.
+static bool isHandedOverWork(Operation *op) {
+  return (getAsyncOp(op) && !isa<gpu::WaitOp>(op)) || getLaunchStream(op);
+}
+
 /// Returns whether `onStreamOp` may hand GPU work to its stream: an exit lists
-/// a token, or its body holds GPU work that this pass hands over (a GPU op
-/// other than gpu.wait) or a launch on a stream.
+/// a token, or its body holds GPU work that it hands over (see
+/// isHandedOverWork).
 static bool mayHandOverWork(gpu::OnStreamOp onStreamOp) {
   if (handsOverWork(onStreamOp))
     return true;
   return onStreamOp.getBody()
       .walk([](Operation *op) {
-        bool work =
-            (getAsyncOp(op) && !isa<gpu::WaitOp>(op)) || getLaunchStream(op);
-        return work ? WalkResult::interrupt() : WalkResult::advance();
+        return isHandedOverWork(op) ? WalkResult::interrupt()
+                                    : WalkResult::advance();
       })
       .wasInterrupted();
 }
@@ -379,7 +385,7 @@ private:
 } // namespace
 
 /// Returns the work that the exits of `op` may hand to its stream: what the
-/// GPU work in its body accesses (launches on streams and the bodies of
+/// GPU work in its body accesses (see isHandedOverWork; the bodies of
 /// gpu.on_stream ops in it included), or everything if an op of unknown
 /// effects there may have launched work (see OpaqueStreamUsers). The
 /// stream's earlier work, which the body starts after, is no part of it:
@@ -391,8 +397,7 @@ static MemoryAccesses getHandedAccesses(gpu::OnStreamOp op,
     return getEverything();
   MemoryAccesses result;
   op.getBody().walk([&](Operation *nested) {
-    if ((getAsyncOp(nested) && !isa<gpu::WaitOp>(nested)) ||
-        getLaunchStream(nested))
+    if (isHandedOverWork(nested))
       result.append(accesses.getGpuAccesses(nested));
   });
   return result;
@@ -836,12 +841,13 @@ static void wrapStreamLaunches(Block &block, GpuAccessAnalysis &accesses) {
 static void wrapStreamLaunches(Operation *root, AliasAnalysis &aliasAnalysis) {
   GpuAccessAnalysis accesses(aliasAnalysis);
   SmallVector<Block *> blocks;
-  root->walk([&](Block *block) {
-    if (!block->getParentOp()->getParentOfType<gpu::OnStreamOp>() &&
-        !isa<gpu::OnStreamOp>(block->getParentOp()) &&
-        !block->getParentOp()->getParentOfType<async::ExecuteOp>() &&
-        !isa<async::ExecuteOp>(block->getParentOp()))
-      blocks.push_back(block);
+  root->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (isa<gpu::OnStreamOp, async::ExecuteOp>(op))
+      return WalkResult::skip();
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        blocks.push_back(&block);
+    return WalkResult::advance();
   });
   for (Block *block : blocks)
     wrapStreamLaunches(*block, accesses);
