@@ -1672,13 +1672,9 @@ class ControlFlowProgram(Program):
 
     def gen_stream2_region(self, scope):
         t = f"%t{self.fresh()[2:]}"
-        self.op("gpu.on_stream <%stream2 : !llvm.ptr> {")
-        self.op(f"^bb0({t}: !gpu.async.token):")
-        self.indent += 1
-        self.block(scope.child(), self.rng.randint(1, 3))
-        self.op("gpu.on_stream.yield")
-        self.indent -= 1
-        self.op("}")
+        self.region_op(scope, ["gpu.on_stream <%stream2 : !llvm.ptr> {",
+                               f"^bb0({t}: !gpu.async.token):"],
+                       "gpu.on_stream.yield")
 
     def gen_stream_launches(self, scope):
         """2-3 launches on the caller's stream, maybe with an op without
@@ -1814,10 +1810,16 @@ class ControlFlowProgram(Program):
         self.op("}")
 
     def gen_execute_region(self, scope):
-        self.op("scf.execute_region {")
+        self.region_op(scope, ["scf.execute_region {"], "scf.yield")
+
+    def region_op(self, scope, head, terminator):
+        """An op of one region: the `head` lines, a block of 1-3 statements
+        in a child of `scope`, `terminator` and the closing brace."""
+        for line in head:
+            self.op(line)
         self.indent += 1
         self.block(scope.child(), self.rng.randint(1, 3))
-        self.op("scf.yield")
+        self.op(terminator)
         self.indent -= 1
         self.op("}")
 
