@@ -74,7 +74,14 @@ execute_region and async.execute bodies):
             allocates it, no call; nothing or a launch on %stream after
             it), which --run then captures; a quarter are launchers, as
             frontends emit them: no region, all GPU work launched on
-            %stream (runs of 2-3 launches among them);
+            %stream (runs of 2-3 launches among them). Three in ten of
+            those not written to be captured have a second caller's
+            stream, %stream2: launches, regions and calls of @launch_on on
+            it (once it is used as a stream), a stream chosen by an i1
+            (arith.select of the two), and loops that carry streams
+            through iter_args (the two swapped each iteration, or one
+            replaced by %stream2 in the second), with work on them in the
+            body and maybe on a result after the loop;
   barrier   kernels with gpu.barrier and workgroup memory (an attribution,
             or gpu.dynamic_shared_memory through memref.view, launched with
             dynamic_shared_memory_size) besides their argument effects;
@@ -182,9 +189,13 @@ chain; 2 and 0, the dependence mode).
 
   scripts/async-region-oracle.py [-n 1000] [--seed 1] [--control-flow]
       [--noalias] [--assignments 16] [--pass-args=PIPELINE] [--run]
-      [--keep FILE] [--drop-host-waits] [--drop-token-deps]
+      [--keep FILE] [--canonicalize] [--drop-host-waits] [--drop-token-deps]
       [--shapes LIST|all] [--compare-upstream [MLIR_OPT]]
   scripts/async-region-oracle.py --check FILE... [--pass-args=PIPELINE]
+
+--canonicalize makes the pass's input the generated module after
+-canonicalize (which folds loops of 0 or 1 iteration, branches into
+selects, and drops unused loads), and interprets that as the input.
 
 --drop-host-waits ignores the synchronous waits of the output, and
 --drop-token-deps the token operands of its GPU ops (a GPU op then waits
@@ -426,9 +437,9 @@ STREAM_FUNCTIONS = f"""  func.func private @launch_on(%s : !llvm.ptr, %m : {MEMR
 """
 
 
-def stream_call_text(buffer):
-    """A call that hands the caller's stream to @launch_on with `buffer`."""
-    return (f"func.call @launch_on(%stream, {buffer}) : "
+def stream_call_text(buffer, stream="%stream"):
+    """A call that hands a caller's stream to @launch_on with `buffer`."""
+    return (f"func.call @launch_on({stream}, {buffer}) : "
             f"(!llvm.ptr, {MEMREF}) -> ()")
 
 
@@ -569,6 +580,7 @@ class Program:
         self.capture_clean = False
         self.launcher = False
         self.two_streams = False
+        self.stream2_known = False
         self.caller_work = False
         self.boundaries = []
         # Pointers made from buffers: (buffer, "i64"/"ptr") -> value.
@@ -1467,7 +1479,12 @@ class ControlFlowProgram(Program):
                 "stream_launches": 1 * (self.stream and not scope.in_async),
                 # A region on the second stream.
                 "stream2_region": 0.75 * (self.two_streams and nested and
-                                          not scope.in_async)}
+                                          not scope.in_async),
+                # A stream chosen at run time, and loops that carry streams.
+                "stream_select": 1.5 * (self.two_streams and
+                                        not scope.in_async),
+                "stream_loop": 1.5 * (self.two_streams and nested and
+                                      not scope.in_async)}
             kinds.update((k, w) for k, w in shape_kinds.items() if w)
             if self.launcher:
                 for kind in LAUNCHER_EXCLUDED:
@@ -1666,15 +1683,88 @@ class ControlFlowProgram(Program):
         return "%stream"
 
     def gen_stream_launch(self, scope, stream=None):
+        """A launch on `stream` (or a picked one); returns whether one was
+        made."""
         stream = stream or self.pick_stream()
+        count = len(self.lines)
         self.gen_launch(scope,
                         lambda k, a, b: stream_launch_text(k, a, b, stream))
+        made = len(self.lines) > count
+        self.stream2_known |= made and stream == "%stream2"
+        return made
 
-    def gen_stream2_region(self, scope):
+    def gen_stream2_region(self, scope, stream="%stream2"):
         t = f"%t{self.fresh()[2:]}"
-        self.region_op(scope, ["gpu.on_stream <%stream2 : !llvm.ptr> {",
+        self.region_op(scope, [f"gpu.on_stream <{stream} : !llvm.ptr> {{",
                                f"^bb0({t}: !gpu.async.token):"],
                        "gpu.on_stream.yield")
+        self.stream2_known |= stream == "%stream2"
+
+    def stream_work(self, scope, stream):
+        """GPU work on `stream`, a value that may name either caller's
+        stream: a launch, a region (not in launchers) or 2-3 launches, then
+        sometimes a call that hands it to @launch_on (once it is used as a
+        stream: the pass takes only such a pointer for one)."""
+        rng = self.rng
+        kind = rng.choice(["launch", "launches"] +
+                          ["region"] * (not self.launcher and
+                                        scope.depth < self.MAX_DEPTH))
+        if kind == "region":
+            self.gen_stream2_region(scope, stream)
+            used = True
+        else:
+            used = False
+            for _ in range(1 if kind == "launch" else rng.randint(2, 3)):
+                used |= self.gen_stream_launch(scope, stream)
+        b = scope.pick(rng, dev=True, write=True)
+        if used and b and not self.launcher and rng.random() < 0.3:
+            self.op(f"func.call @launch_on({stream}, {b.name}) : "
+                    f"(!llvm.ptr, {MEMREF}) -> ()")
+
+    def gen_stream_select(self, scope):
+        """A stream chosen at run time: %stream or %stream2 by an i1, and
+        work on it."""
+        s = f"%s{self.fresh()[2:]}"
+        self.op(f"{s} = arith.select {self.rng.choice(scope.conds)}, "
+                "%stream, %stream2 : !llvm.ptr")
+        self.stream_work(scope, s)
+
+    def gen_stream_loop(self, scope):
+        """A loop (0-3 iterations) that carries streams through iter_args:
+        either %stream and %stream2 swapped each iteration, or one stream
+        that each iteration replaces by a choice between it and %stream2.
+        Its body works on them, and maybe the code after it on a result."""
+        rng = self.rng
+        n = self.fresh()[2:]
+        iv, x, y, r = f"%i{n}", f"%sx{n}", f"%sy{n}", f"%sr{n}"
+        trips = rng.randrange(4)
+        swap = rng.random() < 0.5
+        if swap:
+            self.op(f"{r}:2 = scf.for {iv} = %c0 to %c{trips} step %c1 "
+                    f"iter_args({x} = %stream, {y} = %stream2) -> "
+                    "(!llvm.ptr, !llvm.ptr) {")
+        else:
+            self.op(f"{r} = scf.for {iv} = %c0 to %c{trips} step %c1 "
+                    f"iter_args({x} = %stream) -> (!llvm.ptr) {{")
+        self.indent += 1
+        body = scope.child()
+        body.indices.append(iv)
+        for _ in range(rng.randint(1, 2)):
+            self.stream_work(body, rng.choice([x, y] if swap else [x]))
+        # One block: its end destroys the handles and frees the memory made
+        # in it.
+        self.block(body, rng.randint(0, 2))
+        if swap:
+            self.op(f"scf.yield {y}, {x} : !llvm.ptr, !llvm.ptr")
+        else:
+            c = self.fresh()
+            self.op(f"{c} = arith.cmpi eq, {iv}, %c1 : index")
+            self.op(f"{y} = arith.select {c}, %stream2, {x} : !llvm.ptr")
+            self.op(f"scf.yield {y} : !llvm.ptr")
+        self.indent -= 1
+        self.op("}")
+        if rng.random() < 0.5:
+            self.stream_work(scope, f"{r}#0" if swap else r)
 
     def gen_stream_launches(self, scope):
         """2-3 launches on the caller's stream, maybe with an op without
@@ -1686,9 +1776,13 @@ class ControlFlowProgram(Program):
             self.gen_stream_launch(scope, stream)
 
     def gen_stream_call(self, scope):
+        """A call that hands %stream, or %stream2 once the function uses it
+        as a stream (the pass takes only such a pointer for one), to
+        @launch_on."""
         b = scope.pick(self.rng, dev=True, write=True)
+        stream = self.pick_stream() if self.stream2_known else "%stream"
         if b:
-            self.op(stream_call_text(b.name))
+            self.op(stream_call_text(b.name, stream))
 
     def gen_memcpy(self, scope):
         dst = scope.pick(self.rng, write=True)
@@ -2026,6 +2120,11 @@ def tool(cmd, text):
     return True, run.stdout, run.stderr
 
 
+def canonicalize(args):
+    """The passes that make the pass's input from a generated module."""
+    return ["-canonicalize"] if args.canonicalize else []
+
+
 def transform(programs, args, opt=None, pass_args=None, captured=()):
     """Runs the pass on a module of `programs` (whose @main captures those
     in `captured`) and verifies its output again (with `opt` and
@@ -2033,7 +2132,8 @@ def transform(programs, args, opt=None, pass_args=None, captured=()):
     Returns (ok, generic output, message)."""
     opt = opt or MLIR_OPT
     text = module_text(programs, args.control_flow, args.shapes, captured)
-    ok, out, msg = tool([opt, *(pass_args or args.pass_args).split(),
+    ok, out, msg = tool([opt, *canonicalize(args),
+                         *(pass_args or args.pass_args).split(),
                          "-mlir-print-op-generic"], text)
     if not ok:
         return False, "", f"the pass failed: {msg}"
@@ -2433,6 +2533,9 @@ def main():
     parser.add_argument("--drop-token-deps", action="store_true",
                         help="ignore the token operands of the output's GPU "
                         "ops")
+    parser.add_argument("--canonicalize", action="store_true",
+                        help="the pass's input is the generated module after "
+                        "-canonicalize")
     parser.add_argument("--run", action="store_true",
                         help="also lower and run with the checking runtime")
     parser.add_argument("--shapes", default="", metavar="LIST",
@@ -2482,8 +2585,9 @@ def main():
         return
 
     # The input, with source locations (lines of the generated module).
-    ok, text, msg = tool([MLIR_OPT, "-mlir-print-op-generic",
-                          "-mlir-print-debuginfo"], module)
+    ok, text, msg = tool([MLIR_OPT, *canonicalize(args),
+                          "-mlir-print-op-generic", "-mlir-print-debuginfo"],
+                         module)
     if not ok:
         sys.exit(f"error: the generated module is invalid (generator bug): "
                  f"{msg}")

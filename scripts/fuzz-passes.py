@@ -29,14 +29,19 @@ one to three random IR-level mutations to one split:
   dep          add or remove an async dependency; insert a gpu.wait
   wrap         a run of ops in scf.if / scf.for (constant bounds, tokens as
                iter_args) / scf.execute_region / scf.parallel / scf.while /
-               scf.index_switch / async.execute (results awaited)
+               scf.index_switch / async.execute (results awaited) /
+               gpu.on_stream (on a pointer in scope or the null stream)
   alloc        a synchronous gpu.alloc + gpu.memset before an op with
                regions, the buffer used inside (operand, load, store, memset)
   yield        a token yielded from the regions of an scf/async op as a new
                result, which a later op may wait on
 
 Only mutants that the base mlir-opt verifies are kept (the first N, in
-candidate order, so a seed gives the same mutants whatever --jobs is). Each
+candidate order, so a seed gives the same mutants whatever --jobs is);
+inputs and mutants with ops that only the series has (gpu.on_stream,
+gpu.conditional_execution) are parsed and verified by the patched mlir-opt
+instead, and `wrap` also makes gpu.on_stream regions (on a pointer of the
+function, or the null stream). Each
 pass pipeline then runs on every mutant with the patched mlir-opt
 (--verify-each=false, so that the pass's own output is what gets checked;
 gpu.func kernels are lowered by -convert-gpu-to-nvvm right before
@@ -501,7 +506,11 @@ DEVICE = {"gpu.module", "gpu.func", "gpu.launch", "gpu.binary", "llvm.func"}
 ASYNC_OPS = {"gpu.alloc", "gpu.dealloc", "gpu.memcpy", "gpu.memset",
              "gpu.wait", "gpu.launch_func", "gpu.launch"}
 REGION_KINDS = ["scf.if", "scf.for", "scf.execute_region", "scf.parallel",
-                "scf.while", "scf.index_switch", "async.execute"]
+                "scf.while", "scf.index_switch", "async.execute",
+                "gpu.on_stream"]
+# Ops that only the series' mlir-opt knows: inputs and mutants with them are
+# verified by it instead of the base mlir-opt.
+SERIES_OPS = re.compile(r'"gpu\.(on_stream|conditional_execution)"')
 SEG_RE = re.compile(r"operandSegmentSizes = array<i32(?:: ([\d, ]*))?>")
 ELEMENT_CONSTANTS = {"f16": "1.0", "bf16": "1.0", "f32": "1.0", "f64": "1.0",
                      "i8": "1", "i16": "1", "i32": "1", "i64": "1",
@@ -797,6 +806,10 @@ class Mutator:
                     escaping.append(r)
         if kind == "scf.parallel" and escaping:
             raise Failed()
+        # gpu.on_stream yields no token or async dialect value.
+        if kind == "gpu.on_stream" and any(
+                v.type.startswith(("!async.", "!gpu.")) for v in escaping):
+            raise Failed()
         scope = self.visible(block, i)
         del block.ops[i:j]
         types = [v.type for v in escaping]
@@ -894,6 +907,22 @@ class Mutator:
             else:
                 new.add_region(Region([yield_block("scf.yield")]))
                 new.add_region(Region([filler_block()]))
+        elif kind == "gpu.on_stream":
+            # On a pointer of the function (a caller's stream, or memory
+            # taken for one: the passes must not fail on it either), or on
+            # the null stream.
+            ptrs = [v for v in scope if v.type == "!llvm.ptr"]
+            if ptrs and self.rng.random() < 0.8:
+                stream = self.pick(ptrs)
+            else:
+                pre.append(Op("llvm.mlir.zero", [], ["!llvm.ptr"]))
+                stream = pre[-1].results[0]
+            new = Op(kind, [stream], types)
+            body = Block(run, [GPU_TOKEN])
+            body.append(Op("gpu.on_stream.yield", escaping,
+                           props="<{operandSegmentSizes = array<i32: 0, "
+                           f"{len(escaping)}>}}>"))
+            new.add_region(Region([body]))
         else:  # async.execute
             tokens = [v for v in scope if v.type == ASYNC_TOKEN]
             deps = self.rng.sample(tokens, min(len(tokens), self.rng.randrange(2)))
@@ -1126,8 +1155,9 @@ def find_inputs(tests):
     return sorted(paths)
 
 
-def load_inputs(base, tests, log):
-    """[(label, tree)] of every split that the base mlir-opt verifies."""
+def load_inputs(base, runner, tests, log):
+    """[(label, tree)] of every split that the base mlir-opt verifies, or,
+    if it has ops that only the series knows (SERIES_OPS), the series'."""
     splits = []
     for path in find_inputs(tests):
         with open(path) as f:
@@ -1139,8 +1169,13 @@ def load_inputs(base, tests, log):
                               if not re.match(r"\s*//\s*(RUN|CHECK|[A-Z]+:|expected-)", l))
             if chunk.strip():
                 splits.append((f"{rel}#{k}", chunk))
-    outcomes = base.run(["--mlir-print-op-generic", "--mlir-print-local-scope"],
-                        [c for _, c in splits])
+    generic = ["--mlir-print-op-generic", "--mlir-print-local-scope"]
+    outcomes = base.run(generic, [c for _, c in splits])
+    series = [k for k, (_, c) in enumerate(splits)
+              if outcomes[k].kind != "ok" and
+              re.search(r"\bgpu\.(on_stream|conditional_execution)\b", c)]
+    for k, o in zip(series, runner.run(generic, [splits[k][1] for k in series])):
+        outcomes[k] = o
     inputs, skipped = [], 0
     for (label, _), o in zip(splits, outcomes):
         if o.kind != "ok":
@@ -1176,9 +1211,10 @@ def make_candidate(seed, index, inputs, async_ops):
     return Mutant(index, label, steps, render(mut.root))
 
 
-def generate(n, seed, inputs, base, pool, batch, log):
+def generate(n, seed, inputs, base, runner, pool, batch, log):
     """The first n candidates (in index order) that the base mlir-opt
-    verifies, without duplicates."""
+    verifies (the series' one for those with SERIES_OPS), without
+    duplicates."""
     async_ops = set(ASYNC_OPS)
     for _, tree in inputs:
         for op in walk(tree):
@@ -1197,19 +1233,26 @@ def generate(n, seed, inputs, base, pool, batch, log):
             cands = [make_candidate(seed, k, inputs, async_ops)
                      for k in range(start, min(start + batch, next_index + count))]
             cands = [c for c in cands if c is not None]
-            futures.append((cands, pool.submit(base.run, [], [c.text for c in cands])))
+            for verifier in (base, runner):
+                group = [c for c in cands if
+                         bool(SERIES_OPS.search(c.text)) == (verifier is runner)]
+                if group:
+                    futures.append((group, pool.submit(
+                        verifier.run, [], [c.text for c in group])))
         next_index += count
-        for cands, fut in futures:
-            for cand, outcome in zip(cands, fut.result()):
-                tried += 1
-                if outcome.kind != "ok":
-                    continue
-                valid += 1
-                digest = hashlib.sha1(cand.text.encode()).digest()
-                if digest in seen or len(accepted) >= n:
-                    continue
-                seen.add(digest)
-                accepted.append(cand)
+        results = sorted(((cand, outcome) for cands, fut in futures
+                          for cand, outcome in zip(cands, fut.result())),
+                         key=lambda pair: pair[0].index)
+        for cand, outcome in results:
+            tried += 1
+            if outcome.kind != "ok":
+                continue
+            valid += 1
+            digest = hashlib.sha1(cand.text.encode()).digest()
+            if digest in seen or len(accepted) >= n:
+                continue
+            seen.add(digest)
+            accepted.append(cand)
         log(f"  {len(accepted)}/{n} mutants ({tried} candidates tried)")
     return accepted, tried
 
@@ -1444,13 +1487,14 @@ def main():
     try:
         base = Runner(args.base_mlir_opt, work)
         runner = Runner(args.mlir_opt, work)
-        inputs, skipped, nfiles = load_inputs(base, args.tests, log)
+        inputs, skipped, nfiles = load_inputs(base, runner, args.tests, log)
         if not inputs:
             die("no input parsed")
         log(f"{len(inputs)} input splits from {nfiles} files ({skipped} not verified by "
             f"{args.base_mlir_opt} or not parsed)")
         with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-            mutants, tried = generate(args.n, args.seed, inputs, base, pool, args.batch, log)
+            mutants, tried = generate(args.n, args.seed, inputs, base, runner, pool,
+                                      args.batch, log)
             log(f"{len(mutants)} mutants from {tried} candidates in {time.time() - start:.0f} s")
             rows, failures = [], []
             for pass_text in passes:

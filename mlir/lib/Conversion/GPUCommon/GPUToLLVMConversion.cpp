@@ -715,6 +715,33 @@ static bool isStreamToken(Value token) {
   return producer && producer.getAsyncToken() == token;
 }
 
+/// Emits an error on each GPU op other than gpu.wait that depends on a token
+/// argument of a function with a C interface: its caller may pass a stream
+/// there (upstream ran a launch on its first dependency), not an event.
+static LogicalResult checkCInterfaceTokenArguments(Operation *root) {
+  WalkResult result = root->walk([](FunctionOpInterface function) {
+    if (!function->hasAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName()) ||
+        function.isExternal() || function->getParentOfType<gpu::GPUModuleOp>())
+      return WalkResult::advance();
+    for (BlockArgument argument : function.getArguments()) {
+      if (!isa<gpu::AsyncTokenType>(argument.getType()))
+        continue;
+      for (Operation *user : argument.getUsers()) {
+        auto asyncOp = dyn_cast<gpu::AsyncOpInterface>(user);
+        if (!asyncOp || isa<gpu::WaitOp>(user) ||
+            !llvm::is_contained(asyncOp.getAsyncDependencies(), argument))
+          continue;
+        user->emitOpError("cannot be lowered to GPU runtime calls: it depends "
+                          "on an async token argument of a function with a C "
+                          "interface (pass a stream as a launch's stream)");
+        return WalkResult::interrupt();
+      }
+    }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
 /// Returns whether `use` is the explicit stream (`asyncObject`) of a launch.
 static bool isExplicitStreamUse(OpOperand &use) {
   auto launch = dyn_cast<gpu::LaunchFuncOp>(use.getOwner());
@@ -1205,6 +1232,9 @@ void GpuToLLVMConversionPass::runOnOperation() {
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }
+
+  if (failed(checkCInterfaceTokenArguments(getOperation())))
+    return signalPassFailure();
 
   LowerToLLVMOptions options(context);
   options.useBarePtrCallConv = hostBarePtrCallConv;

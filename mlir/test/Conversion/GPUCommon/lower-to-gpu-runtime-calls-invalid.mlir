@@ -245,6 +245,21 @@ module attributes {gpu.container_module} {
 
 // -----
 
+// A token argument of a C-interface function as a dependency (a stream?).
+module attributes {gpu.container_module} {
+  gpu.binary @kernels [#gpu.object<#nvvm.target, "">]
+  // CHECK: error: 'gpu.launch_func' op cannot be lowered to GPU runtime calls: it depends on an async token argument of a function with a C interface
+  func.func @c_interface_token_dependency(%s : !gpu.async.token, %sz : index)
+      attributes {llvm.emit_c_interface} {
+    // expected-error @+1 {{it depends on an async token argument of a function with a C interface}}
+    %t = gpu.launch_func async [%s] @kernels::@kernel
+        blocks in (%sz, %sz, %sz) threads in (%sz, %sz, %sz)
+    return
+  }
+}
+
+// -----
+
 // An unresolved gpu.conditional_execution in host code is rejected.
 // CHECK: error: 'gpu.conditional_execution' op must be resolved before -gpu-to-llvm
 module attributes {gpu.container_module} {

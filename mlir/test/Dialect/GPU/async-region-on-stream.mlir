@@ -16,9 +16,8 @@ module attributes {gpu.container_module} {
   func.func private @opaque()
   func.func private @current_stream() -> !llvm.ptr
 
-  // Two kernels on memory that does not alias: both start from the caller's
-  // work and are handed back to the stream, concurrently (dependence mode)
-  // or in sequence (one chain). Nothing waits on the host.
+  // Two kernels on memory that does not alias start from the caller's work
+  // and go back to the stream, concurrently (dependence mode) or in sequence.
   // CHECK-LABEL: func @independent_kernels
   // CHECK:         gpu.on_stream
   // CHECK-NEXT:    ^bb0(%[[T0:.*]]: !gpu.async.token):
@@ -42,9 +41,8 @@ module attributes {gpu.container_module} {
     return
   }
 
-  // A host load in the body: the caller's work may write any memory, so the
-  // host waits for it (on its token, not on the stream); the next kernel
-  // still starts from it.
+  // A host load in the body waits for the caller's work, which may write any
+  // memory, on its token; the next kernel still starts from that token.
   // CHECK-LABEL: func @host_access
   // CHECK:         ^bb0(%[[T0:.*]]: !gpu.async.token):
   // CHECK-NEXT:    %[[T1:.*]] = gpu.launch_func async [%[[T0]]]
@@ -112,9 +110,8 @@ module attributes {gpu.container_module} {
     return
   }
 
-  // A host load after the region waits for the work handed to the stream,
-  // through an event recorded on it (a region whose body waits for its entry
-  // token).
+  // A host load after the region waits for the work handed to the stream:
+  // a region whose body waits for its entry token (an event on the stream).
   // CHECK-LABEL: func @host_after
   // CHECK:         gpu.on_stream.yield [%{{.*}}]
   // CHECK:         gpu.on_stream <%[[S:.*]] : !llvm.ptr> {
@@ -138,8 +135,7 @@ module attributes {gpu.container_module} {
     return %x : f32
   }
 
-  // A kernel after the region, outside it: the host waits for the handed
-  // work first.
+  // A kernel after the region (outside it): the host waits for its work.
   // CHECK-LABEL: func @gpu_after
   // CHECK:         gpu.on_stream.yield [%{{.*}}]
   // CHECK:         ^bb0(%[[T:.*]]: !gpu.async.token):
@@ -332,6 +328,63 @@ module attributes {gpu.container_module} {
     return
   }
 
+  // The same with a kernel on other memory, which the dependence mode
+  // carries through the loop as a token, and a region on the loop's first
+  // result: the host waits name the loop's iter_arg and result once the loop
+  // is rewritten.
+  // CHECK-LABEL: func @rotating_streams_and_kernel
+  // CHECK:         %[[R:.*]]:3 = scf.for {{.*}} iter_args(%[[S:.*]] = %{{.*}}, %[[O:.*]] = %{{.*}}, %[[IT:.*]] = %{{.*}})
+  // CHECK-NEXT:      gpu.launch_func async [%[[IT]]]
+  // CHECK-NEXT:      gpu.on_stream <%[[S]] : !llvm.ptr> {
+  // CHECK:             gpu.on_stream.yield [%{{.*}}]
+  // CHECK-NEXT:      }
+  // CHECK-NEXT:      gpu.on_stream <%[[S]] : !llvm.ptr> {
+  // CHECK-NEXT:      ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHECK-NEXT:        gpu.wait [%[[T]]]
+  // CHECK:           scf.yield %[[O]], %[[S]], %{{.*}}
+  // CHECK:         gpu.on_stream <%[[R]]#0 : !llvm.ptr> {
+  // CHECK:           gpu.on_stream.yield [%{{.*}}]
+  // CHECK-NEXT:    }
+  // CHECK-NEXT:    gpu.on_stream <%[[R]]#0 : !llvm.ptr> {
+  // CHECK-NEXT:    ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHECK-NEXT:      gpu.wait [%[[T]]]
+  // CHECK:         memref.load
+  // CHAIN-LABEL: func @rotating_streams_and_kernel
+  // CHAIN:         %[[R:.*]]:2 = scf.for
+  // CHAIN:         gpu.on_stream <%[[R]]#0 : !llvm.ptr> {
+  // CHAIN:           gpu.on_stream.yield [%{{.*}}]
+  // CHAIN-NEXT:    }
+  // CHAIN-NEXT:    gpu.on_stream <%[[R]]#0 : !llvm.ptr> {
+  // CHAIN-NEXT:    ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHAIN-NEXT:      gpu.wait [%[[T]]]
+  // CHAIN-NEXT:      gpu.on_stream.yield
+  // CHAIN-NEXT:    }
+  // CHAIN-NEXT:    memref.load
+  func.func @rotating_streams_and_kernel(%s1 : !llvm.ptr, %s2 : !llvm.ptr,
+      %a : memref<16xf32> {llvm.noalias}, %b : memref<16xf32> {llvm.noalias})
+      -> f32 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %r:2 = scf.for %i = %c0 to %c4 step %c1 iter_args(%s = %s1, %o = %s2)
+        -> (!llvm.ptr, !llvm.ptr) {
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%b : memref<16xf32>)
+      gpu.on_stream <%s : !llvm.ptr> {
+      ^bb0(%t0: !gpu.async.token):
+        gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+        gpu.on_stream.yield
+      }
+      scf.yield %o, %s : !llvm.ptr, !llvm.ptr
+    }
+    gpu.on_stream <%r#0 : !llvm.ptr> {
+    ^bb0(%t0: !gpu.async.token):
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      gpu.on_stream.yield
+    }
+    %x = memref.load %a[%c0] : memref<16xf32>
+    return %x : f32
+  }
+
   // A region on a stream that a branch obtains: the stream value is gone
   // after the scf.if, so the host waits for it at the end of the branch.
   // CHECK-LABEL: func @stream_in_branch
@@ -398,8 +451,7 @@ module attributes {gpu.container_module} {
     return
   }
 
-  // An opaque call and a user's synchronous wait wait for everything,
-  // including the work handed to the stream.
+  // An opaque call and a user's synchronous wait wait for the handed work.
   // CHECK-LABEL: func @everything_after
   // CHECK:           gpu.wait [%{{.*}}]
   // CHECK:         call @opaque

@@ -1887,7 +1887,7 @@ class AsyncScheduleRewriter {
 public:
   explicit AsyncScheduleRewriter(MLIRContext *context) : rewriter(context) {}
 
-  LogicalResult apply(ArrayRef<ScheduleStep> schedule);
+  void apply(ArrayRef<ScheduleStep> schedule);
 
 private:
   /// The values of `tokens`, joined by a `gpu.wait async` before the current
@@ -1900,9 +1900,10 @@ private:
     return replacement ? replacement : op;
   }
   void addResult(Operation *op);
-  /// Recreates `loop` with a token iter_arg initialized with the join of
-  /// `tokens`, which each region passes on until its Yield step.
-  void carryIntoWhile(scf::WhileOp loop, ArrayRef<TokenNode> tokens);
+  /// Recreates `loop` (scf.for or scf.while) with a token iter_arg
+  /// initialized with the join of `tokens`, which each region passes on
+  /// until its Yield step.
+  void carryIntoLoop(Operation *loop, ArrayRef<TokenNode> tokens);
 
   IRRewriter rewriter;
   DenseMap<TokenNode, Value> values;
@@ -1952,37 +1953,49 @@ void AsyncScheduleRewriter::addResult(Operation *op) {
   values[TokenNode(op, TokenKind::Result)] = newOp->getResults().back();
 }
 
-void AsyncScheduleRewriter::carryIntoWhile(scf::WhileOp loop,
-                                           ArrayRef<TokenNode> tokens) {
-  Location loc = loop.getLoc();
+void AsyncScheduleRewriter::carryIntoLoop(Operation *loop,
+                                          ArrayRef<TokenNode> tokens) {
+  Location loc = loop->getLoc();
   rewriter.setInsertionPoint(loop);
   Value init = join(loc, tokens);
-  SmallVector<Value> inits(loop.getInits());
-  inits.push_back(init);
-  SmallVector<Type> resultTypes(loop.getResultTypes());
+  SmallVector<Value> operands(loop->getOperands());
+  operands.push_back(init);
+  SmallVector<Type> resultTypes(loop->getResultTypes());
   resultTypes.push_back(init.getType());
-  auto newLoop = scf::WhileOp::create(rewriter, loc, resultTypes, inits,
-                                      /*beforeBuilder=*/nullptr,
-                                      /*afterBuilder=*/nullptr);
-  newLoop->setDiscardableAttrs(loop->getDiscardableAttrDictionary());
+  Operation *newLoop = Operation::create(
+      loc, loop->getName(), resultTypes, operands,
+      loop->getDiscardableAttrDictionary(), loop->getPropertiesStorage(),
+      /*successors=*/{}, loop->getNumRegions());
+  rewriter.insert(newLoop);
+  // The regions move as they are: their blocks, block arguments and ops stay
+  // those that later steps name (a stream carried by the loop included).
   for (auto [from, to] :
        llvm::zip_equal(loop->getRegions(), newLoop->getRegions()))
     to.takeBody(from);
-  Block &before = newLoop.getBefore().front();
-  Block &after = newLoop.getAfter().front();
-  BlockArgument carried = before.addArgument(init.getType(), loc);
-  BlockArgument forwarded = after.addArgument(init.getType(), loc);
   // Until the Yield steps, each region passes on the token it got.
-  newLoop.getConditionOp().getArgsMutable().append(carried);
-  newLoop.getYieldOp()->insertOperands(newLoop.getYieldOp()->getNumOperands(),
-                                       forwarded);
+  SmallVector<BlockArgument, 2> arguments;
+  for (Region &region : newLoop->getRegions()) {
+    Block &block = region.front();
+    arguments.push_back(block.addArgument(init.getType(), loc));
+    Operation *terminator = block.getTerminator();
+    terminator->insertOperands(terminator->getNumOperands(), arguments.back());
+  }
   rewriter.replaceOp(loop, newLoop->getResults().drop_back());
   replacements[loop] = newLoop;
-  values[TokenNode(loop, TokenKind::Carried)] = carried;
-  values[TokenNode(loop, TokenKind::Forwarded)] = forwarded;
+  values[TokenNode(loop, TokenKind::Carried)] = arguments.front();
+  if (isa<scf::WhileOp>(loop))
+    values[TokenNode(loop, TokenKind::Forwarded)] = arguments.back();
 }
 
-LogicalResult AsyncScheduleRewriter::apply(ArrayRef<ScheduleStep> schedule) {
+void AsyncScheduleRewriter::apply(ArrayRef<ScheduleStep> schedule) {
+  // The host waits for streams come first: the other steps replace loops and
+  // branches, and with them the streams that are their results.
+  for (const ScheduleStep &step : schedule) {
+    if (step.kind != ScheduleStep::Kind::StreamHostWait)
+      continue;
+    rewriter.setInsertionPoint(step.op);
+    createStreamHostWait(rewriter, step.stream, step.op->getLoc());
+  }
   for (const ScheduleStep &step : schedule) {
     switch (step.kind) {
     case ScheduleStep::Kind::MakeAsync: {
@@ -2007,27 +2020,9 @@ LogicalResult AsyncScheduleRewriter::apply(ArrayRef<ScheduleStep> schedule) {
                    (step.op ? step.op : step.block->getParentOp())->getLoc(),
                    Type(), getValues(step.tokens));
       break;
-    case ScheduleStep::Kind::CarryIntoLoop: {
-      if (auto loop = dyn_cast<scf::WhileOp>(step.op)) {
-        carryIntoWhile(loop, step.tokens);
-        break;
-      }
-      auto loop = cast<scf::ForOp>(step.op);
-      rewriter.setInsertionPoint(loop);
-      Value init = join(loop.getLoc(), step.tokens);
-      FailureOr<LoopLikeOpInterface> newLoop = loop.replaceWithAdditionalYields(
-          rewriter, init, /*replaceInitOperandUsesInLoop=*/false,
-          [](OpBuilder &, Location, ArrayRef<BlockArgument> iterArgs) {
-            // Replaced by the Yield step.
-            return SmallVector<Value>{iterArgs.front()};
-          });
-      if (failed(newLoop))
-        return loop.emitOpError("cannot carry a token through this loop");
-      replacements[loop] = *newLoop;
-      values[TokenNode(loop, TokenKind::Carried)] =
-          newLoop->getRegionIterArgs().back();
+    case ScheduleStep::Kind::CarryIntoLoop:
+      carryIntoLoop(step.op, step.tokens);
       break;
-    }
     case ScheduleStep::Kind::Yield: {
       Operation *op = getCurrent(step.op);
       Operation *terminator =
@@ -2053,8 +2048,6 @@ LogicalResult AsyncScheduleRewriter::apply(ArrayRef<ScheduleStep> schedule) {
           getValues(step.tokens));
       break;
     case ScheduleStep::Kind::StreamHostWait:
-      rewriter.setInsertionPoint(step.op);
-      createStreamHostWait(rewriter, step.stream, step.op->getLoc());
       break;
     case ScheduleStep::Kind::AddResult:
       // A loop got its token result with its iter_arg.
@@ -2068,7 +2061,6 @@ LogicalResult AsyncScheduleRewriter::apply(ArrayRef<ScheduleStep> schedule) {
       break;
     }
   }
-  return success();
 }
 
 /// Erases `executeOp` and returns a new one, with its body and additional
@@ -2390,9 +2382,7 @@ void GpuAsyncRegionPass::runOnOperation() {
     AsyncDependenceAnalysis analysis(accesses, opaque, maxStreams);
     if (failed(analysis.scheduleFunctionBody(getOperation().getBody())))
       return signalPassFailure();
-    AsyncScheduleRewriter rewriter(&getContext());
-    if (failed(rewriter.apply(analysis.getSchedule())))
-      return signalPassFailure();
+    AsyncScheduleRewriter(&getContext()).apply(analysis.getSchedule());
   }
 
   // Collect gpu.wait ops that we can move out of async.execute regions.
