@@ -101,13 +101,14 @@ if [[ $("${BUILD_DIR}/bin/mlir-opt" --help) == *max-streams* ]] &&
   # async.execute bodies and awaits in them, stack buffers, caller streams,
   # barriers and shared memory, linalg ops, multi-block bodies) in every
   # mode, the default one also against upstream's pass, once the series has
-  # caller streams.
+  # caller streams; and the caller-stream programs after -canonicalize.
   if [[ -f ${SRC_DIR}/mlir/test/Dialect/GPU/async-region-on-stream.mlir ]]; then
     oracle_runs+=("-gpu-async-region --shapes all --compare-upstream"
       "-gpu-async-region --shapes all --control-flow --compare-upstream --run"
       "-gpu-async-region=max-streams=2 --shapes all --control-flow --run"
       "-gpu-async-region=max-streams=0 --shapes all --run"
-      "-gpu-async-region=max-streams=0 --shapes all --control-flow --run")
+      "-gpu-async-region=max-streams=0 --shapes all --control-flow --run"
+      "-gpu-async-region=max-streams=0 --shapes stream --control-flow --canonicalize --run")
   fi
 fi
 # extra_test LABEL CMD...: one more test; counts as passed when CMD exits 0.

@@ -715,31 +715,32 @@ static bool isStreamToken(Value token) {
   return producer && producer.getAsyncToken() == token;
 }
 
-/// Emits an error on each GPU op other than gpu.wait that depends on a token
-/// argument of a function with a C interface: its caller may pass a stream
-/// there (upstream ran a launch on its first dependency), not an event.
-static LogicalResult checkCInterfaceTokenArguments(Operation *root) {
-  WalkResult result = root->walk([](FunctionOpInterface function) {
-    if (!function->hasAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName()) ||
-        function.isExternal() || function->getParentOfType<gpu::GPUModuleOp>())
-      return WalkResult::advance();
-    for (BlockArgument argument : function.getArguments()) {
-      if (!isa<gpu::AsyncTokenType>(argument.getType()))
-        continue;
-      for (Operation *user : argument.getUsers()) {
-        auto asyncOp = dyn_cast<gpu::AsyncOpInterface>(user);
-        if (!asyncOp || isa<gpu::WaitOp>(user) ||
-            !llvm::is_contained(asyncOp.getAsyncDependencies(), argument))
-          continue;
-        user->emitOpError("cannot be lowered to GPU runtime calls: it depends "
-                          "on an async token argument of a function with a C "
-                          "interface (pass a stream as a launch's stream)");
-        return WalkResult::interrupt();
-      }
-    }
-    return WalkResult::advance();
+/// Emits an error on each use, other than by gpu.wait (an event, as upstream)
+/// or as a launch's stream, of a token that may be a stream made outside: a
+/// cast, or an argument of a function with a C interface.
+static LogicalResult checkOutsideStreamTokens(Operation *root) {
+  SmallVector<Value> tokens;
+  root->walk([&](Operation *op) {
+    if (isa<UnrealizedConversionCastOp>(op))
+      llvm::append_range(tokens, op->getResults());
+    else if (op->hasAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName()))
+      for (Region &region : op->getRegions())
+        llvm::append_range(tokens, region.getArguments());
   });
-  return failure(result.wasInterrupted());
+  bool found = false;
+  for (Value token : tokens)
+    for (Operation *user : token.getUsers()) {
+      auto launch = dyn_cast<gpu::LaunchFuncOp>(user);
+      if (!isa<gpu::AsyncTokenType>(token.getType()) ||
+          isa<gpu::WaitOp>(user) ||
+          (launch && launch.getAsyncObject() == token))
+        continue;
+      found = true;
+      user->emitOpError("cannot be lowered to GPU runtime calls: it uses an "
+                        "async token that may be a stream made outside (a C "
+                        "interface, a cast) as an event");
+    }
+  return failure(found);
 }
 
 /// Returns whether `use` is the explicit stream (`asyncObject`) of a launch.
@@ -1219,6 +1220,8 @@ void mlir::finalizeGpuStreamLifetimes(Operation *root,
 
 void GpuToLLVMConversionPass::runOnOperation() {
   MLIRContext *context = &getContext();
+  if (failed(checkOutsideStreamTokens(getOperation())))
+    return signalPassFailure();
 
   // Perform progressive lowering of vector transfer operations.
   {
@@ -1232,9 +1235,6 @@ void GpuToLLVMConversionPass::runOnOperation() {
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }
-
-  if (failed(checkCInterfaceTokenArguments(getOperation())))
-    return signalPassFailure();
 
   LowerToLLVMOptions options(context);
   options.useBarePtrCallConv = hostBarePtrCallConv;

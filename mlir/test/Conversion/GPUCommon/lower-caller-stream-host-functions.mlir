@@ -62,29 +62,12 @@ module attributes {gpu.container_module} {
     return
   }
 
-  // The stream as an LLVM pointer argument of an llvm.func, as a frontend
-  // that rewrites the stream into the launches after -gpu-to-llvm has it.
-  // CHECK-LABEL: llvm.func @vector_add_ptr(
-  // CHECK-SAME:      %[[S:[^ ]*]]: !llvm.ptr) attributes {llvm.emit_c_interface}
-  // CHECK-NOT:     llvm.call @mgpu
-  // CHECK:         gpu.launch_func <%[[S]] : !llvm.ptr> @kernels::@vector_add
-  // CHECK-NOT:     llvm.call @mgpu
-  // CHECK:         llvm.return
-  llvm.func @vector_add_ptr(%a : !llvm.ptr<1>, %n : i32, %stream : !llvm.ptr)
-      attributes {llvm.emit_c_interface} {
-    %c1 = llvm.mlir.constant(1 : index) : i64
-    %c64 = llvm.mlir.constant(64 : index) : i64
-    gpu.launch_func <%stream : !llvm.ptr> @kernels::@vector_add
-        blocks in (%c1, %c1, %c1) threads in (%c64, %c1, %c1) : i64
-        args(%a : !llvm.ptr<1>, %n : i32)
-    llvm.return
-  }
-
   // The stream from the runtime of a framework (its current stream), and
   // launches of kernels whose accesses the pass cannot see: they stay in
   // order on that stream.
   llvm.func @current_stream(i32) -> !llvm.ptr
   // CHECK-LABEL: llvm.func @launcher(
+  // CHECK-NOT:     llvm.call @mgpu
   // CHECK:         %[[S:.*]] = llvm.call @current_stream(
   // CHECK-NOT:     llvm.call @mgpu
   // CHECK:         gpu.launch_func <%[[S]] : !llvm.ptr> @kernels::@scale

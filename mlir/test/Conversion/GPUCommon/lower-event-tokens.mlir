@@ -12,8 +12,7 @@ module attributes {gpu.container_module} {
   }
 
   // CHECK-LABEL: llvm.func @event_listed_twice
-  func.func @event_listed_twice(%t : !gpu.async.token)
-      attributes {llvm.emit_c_interface} {
+  func.func @event_listed_twice(%t : !gpu.async.token) {
     // CHECK-NEXT: llvm.call @mgpuEventSynchronize(%arg0)
     // CHECK-NEXT: llvm.call @mgpuEventDestroy(%arg0)
     // CHECK-NEXT: llvm.return

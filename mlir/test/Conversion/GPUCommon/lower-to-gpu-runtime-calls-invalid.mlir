@@ -245,15 +245,17 @@ module attributes {gpu.container_module} {
 
 // -----
 
-// A token argument of a C-interface function as a dependency (a stream?).
 module attributes {gpu.container_module} {
   gpu.binary @kernels [#gpu.object<#nvvm.target, "">]
-  // CHECK: error: 'gpu.launch_func' op cannot be lowered to GPU runtime calls: it depends on an async token argument of a function with a C interface
-  func.func @c_interface_token_dependency(%s : !gpu.async.token, %sz : index)
-      attributes {llvm.emit_c_interface} {
-    // expected-error @+1 {{it depends on an async token argument of a function with a C interface}}
-    %t = gpu.launch_func async [%s] @kernels::@kernel
-        blocks in (%sz, %sz, %sz) threads in (%sz, %sz, %sz)
+  func.func @c_interface(%s : !gpu.async.token, %p : !llvm.ptr, %sz : index, %b : i1) attributes {llvm.emit_c_interface} {
+    // expected-error @+1 {{it uses an async token that may be a stream}}
+    %t = gpu.launch_func async [%s] @kernels::@kernel blocks in (%sz, %sz, %sz) threads in (%sz, %sz, %sz)
+    // expected-error @+1 {{it uses an async token that may be a stream}}
+    %r = arith.select %b, %s, %t : !gpu.async.token
+    %c = builtin.unrealized_conversion_cast %p : !llvm.ptr to !gpu.async.token
+    // expected-error @+1 {{it uses an async token that may be a stream}}
+    gpu.launch_func [%c] @kernels::@kernel blocks in (%sz, %sz, %sz) threads in (%sz, %sz, %sz)
+    gpu.wait [%s]
     return
   }
 }
