@@ -1718,8 +1718,7 @@ class ControlFlowProgram(Program):
                 used |= self.gen_stream_launch(scope, stream)
         b = scope.pick(rng, dev=True, write=True)
         if used and b and not self.launcher and rng.random() < 0.3:
-            self.op(f"func.call @launch_on({stream}, {b.name}) : "
-                    f"(!llvm.ptr, {MEMREF}) -> ()")
+            self.op(stream_call_text(b.name, stream))
 
     def gen_stream_select(self, scope):
         """A stream chosen at run time: %stream or %stream2 by an i1, and

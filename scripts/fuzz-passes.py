@@ -510,7 +510,7 @@ REGION_KINDS = ["scf.if", "scf.for", "scf.execute_region", "scf.parallel",
                 "gpu.on_stream"]
 # Ops that only the series' mlir-opt knows: inputs and mutants with them are
 # verified by it instead of the base mlir-opt.
-SERIES_OPS = re.compile(r'"gpu\.(on_stream|conditional_execution)"')
+SERIES_OPS = re.compile(r"\bgpu\.(on_stream|conditional_execution)\b")
 SEG_RE = re.compile(r"operandSegmentSizes = array<i32(?:: ([\d, ]*))?>")
 ELEMENT_CONSTANTS = {"f16": "1.0", "bf16": "1.0", "f32": "1.0", "f64": "1.0",
                      "i8": "1", "i16": "1", "i32": "1", "i64": "1",
@@ -1172,8 +1172,7 @@ def load_inputs(base, runner, tests, log):
     generic = ["--mlir-print-op-generic", "--mlir-print-local-scope"]
     outcomes = base.run(generic, [c for _, c in splits])
     series = [k for k, (_, c) in enumerate(splits)
-              if outcomes[k].kind != "ok" and
-              re.search(r"\bgpu\.(on_stream|conditional_execution)\b", c)]
+              if outcomes[k].kind != "ok" and SERIES_OPS.search(c)]
     for k, o in zip(series, runner.run(generic, [splits[k][1] for k in series])):
         outcomes[k] = o
     inputs, skipped = [], 0
