@@ -121,8 +121,8 @@ execute_region and async.execute bodies):
             for them). With --control-flow, only in the function body (the
             regions of scf ops, async.execute and callees keep one block);
             with a caller's stream (--control-flow only), the whole body is
-            then in the region: a gpu.on_stream body of several blocks (not
-            in programs written to be captured, nor in launchers).
+            then in the region: a gpu.on_stream body of several blocks (in
+            programs written to be captured too; not in launchers).
 
 The checker does not trust the pass: it interprets the pass output as a
 program (scripts/async_region_interp.py) with concrete values for its i1 and
@@ -423,7 +423,7 @@ LAUNCHER_EXCLUDED = ["launch", "memcpy", "memset", "gpu_alloc", "sparse",
                      "async", "await", "pointer_launch", "opaque_launch",
                      "barrier_launch", "linalg_launch", "linalg_host",
                      "shape_call", "alloca", "blocks"]
-CAPTURE_EXCLUDED = ["load", "store", "host_alloc", "call", "blocks",
+CAPTURE_EXCLUDED = ["load", "store", "host_alloc", "call",
                     "stream_call", "sparse", "async", "alloca", "shape_call",
                     "await", "linalg_host"]
 
@@ -1606,8 +1606,7 @@ class ControlFlowProgram(Program):
 
     def branches_here(self, ctx):
         return ("blocks" in self.shapes and ctx.depth == 0 and
-                not ctx.in_async and
-                not (self.launcher or self.capture_clean))
+                not ctx.in_async and not self.launcher)
 
     def cache(self, ctx):
         return ctx.pointers

@@ -15,6 +15,7 @@ module attributes {gpu.container_module} {
   }
   func.func private @opaque()
   func.func private @current_stream() -> !llvm.ptr
+  func.func private @end_stream(!llvm.ptr)
 
   // Two kernels on memory that does not alias start from the caller's work
   // and go back to the stream, concurrently (dependence mode) or in sequence.
@@ -135,18 +136,29 @@ module attributes {gpu.container_module} {
     return %x : f32
   }
 
-  // A kernel after the region (outside it): the host waits for its work.
+  // A kernel after the region (outside it), on memory its work uses, runs on
+  // the stream after that work, in a region of its own: the host does not
+  // wait.
   // CHECK-LABEL: func @gpu_after
+  // CHECK-SAME:    (%[[S:[^:]*]]: !llvm.ptr
   // CHECK:         gpu.on_stream.yield [%{{.*}}]
-  // CHECK:         ^bb0(%[[T:.*]]: !gpu.async.token):
-  // CHECK-NEXT:      gpu.wait [%[[T]]]
-  // CHECK:         gpu.launch_func async
+  // CHECK-NEXT:    }
+  // CHECK-NEXT:    gpu.on_stream <%[[S]] : !llvm.ptr> {
+  // CHECK-NEXT:    ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHECK-NEXT:      %[[K:.*]] = gpu.launch_func async [%[[T]]]
+  // CHECK-NEXT:      gpu.on_stream.yield [%[[K]]]
+  // CHECK-NEXT:    }
+  // CHECK-NEXT:    return
   // CHAIN-LABEL: func @gpu_after
+  // CHAIN-SAME:    (%[[S:[^:]*]]: !llvm.ptr
   // CHAIN:         gpu.on_stream.yield [%{{.*}}]
-  // CHAIN:         ^bb0(%[[T:.*]]: !gpu.async.token):
-  // CHAIN-NEXT:      gpu.wait [%[[T]]]
-  // CHAIN:         gpu.wait async
-  // CHAIN-NEXT:    gpu.launch_func async
+  // CHAIN-NEXT:    }
+  // CHAIN-NEXT:    gpu.on_stream <%[[S]] : !llvm.ptr> {
+  // CHAIN-NEXT:    ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHAIN-NEXT:      %[[K:.*]] = gpu.launch_func async [%[[T]]]
+  // CHAIN-NEXT:      gpu.on_stream.yield [%[[K]]]
+  // CHAIN-NEXT:    }
+  // CHAIN-NEXT:    return
   func.func @gpu_after(%s : !llvm.ptr, %a : memref<16xf32>) {
     %c1 = arith.constant 1 : index
     gpu.on_stream <%s : !llvm.ptr> {
@@ -480,12 +492,18 @@ module attributes {gpu.container_module} {
   }
 
   // A region nested in one on the same stream: no host wait for its work at
-  // the outer exit (the single chain waits before it, as before any region).
+  // the outer exit; the single chain hands its work to the stream before it.
   // CHECK-LABEL: func @nested
   // CHECK:           gpu.on_stream.yield [%{{.*}}]
   // CHECK-NEXT:    }
   // CHECK-NEXT:    gpu.on_stream.yield [%{{.*}}]
   // CHAIN-LABEL: func @nested
+  // CHAIN:         %[[K:.*]] = gpu.launch_func async
+  // CHAIN-NEXT:    gpu.on_stream <%{{.*}} : !llvm.ptr> {
+  // CHAIN-NEXT:    ^bb0(%{{.*}}: !gpu.async.token):
+  // CHAIN-NEXT:      gpu.on_stream.yield [%[[K]]]
+  // CHAIN-NEXT:    }
+  // CHAIN-NOT:     gpu.wait [
   // CHAIN:           gpu.on_stream.yield [%{{.*}}]
   // CHAIN-NEXT:    }
   // CHAIN-NEXT:    gpu.on_stream.yield{{ *$}}
@@ -499,6 +517,52 @@ module attributes {gpu.container_module} {
         gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
         gpu.on_stream.yield
       }
+      gpu.on_stream.yield
+    }
+    return
+  }
+
+  // The single chain hands its work to the stream before a region on the
+  // same stream that may conflict with it: that work is then the stream's,
+  // and a later copy of memory only the chain touched runs on the stream
+  // after it (the dependence mode orders the copy after the kernel by its
+  // token).
+  // CHECK-LABEL: func @after_handed_chain
+  // CHECK-SAME:    %[[C:[^: ]*]]: memref<16xf32> {llvm.noalias}) {
+  // CHECK:         %[[KC:.*]] = gpu.launch_func async {{.*}} args(%[[C]] : memref<16xf32>)
+  // CHECK:         gpu.memcpy async [%[[KC]]] %{{.*}}, %[[C]]
+  // CHAIN-LABEL: func @after_handed_chain
+  // CHAIN-SAME:    (%[[S:[^:]*]]: !llvm.ptr
+  // CHAIN-SAME:    %[[C:[^: ]*]]: memref<16xf32> {llvm.noalias}) {
+  // CHAIN:         %[[KC:.*]] = gpu.launch_func async {{.*}} args(%[[C]] : memref<16xf32>)
+  // CHAIN-NEXT:    gpu.on_stream <%[[S]] : !llvm.ptr> {
+  // CHAIN-NEXT:    ^bb0(%{{.*}}: !gpu.async.token):
+  // CHAIN-NEXT:      gpu.on_stream.yield [%[[KC]]]
+  // CHAIN-NEXT:    }
+  // CHAIN-NEXT:    gpu.on_stream <%[[S]] : !llvm.ptr> {
+  // CHAIN:           gpu.launch_func async
+  // CHAIN-NEXT:      gpu.on_stream.yield [%{{.*}}]
+  // CHAIN-NEXT:    }
+  // CHAIN-NEXT:    gpu.on_stream <%[[S]] : !llvm.ptr> {
+  // CHAIN-NEXT:    ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHAIN-NEXT:      %[[M:.*]] = gpu.memcpy async [%[[T]]]
+  // CHAIN-NEXT:      gpu.on_stream.yield [%[[M]]]
+  // CHAIN-NEXT:    }
+  func.func @after_handed_chain(%s : !llvm.ptr,
+                                %a : memref<16xf32> {llvm.noalias},
+                                %b : memref<16xf32> {llvm.noalias},
+                                %c : memref<16xf32> {llvm.noalias}) {
+    %c1 = arith.constant 1 : index
+    gpu.on_stream <%s : !llvm.ptr> {
+    ^bb0(%t0: !gpu.async.token):
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%c : memref<16xf32>)
+      gpu.on_stream <%s : !llvm.ptr> {
+      ^bb0(%t1: !gpu.async.token):
+        gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+        gpu.on_stream.yield
+      }
+      gpu.memcpy %b, %c : memref<16xf32>, memref<16xf32>
       gpu.on_stream.yield
     }
     return
@@ -647,24 +711,29 @@ module attributes {gpu.container_module} {
     return
   }
   // A body of several blocks: what a launch on the body's stream hands to it
-  // is waited for before the branch to another block of the body, whose
-  // kernel on the same buffer runs on another stream (both modes).
+  // stays on the stream at the branch to another block of the body, whose
+  // kernel on the same buffer runs on the stream after it, in a region of
+  // its own; the host never waits (both modes).
   // CHECK-LABEL: func @launch_then_branch
   // CHECK:         gpu.launch_func <%[[S:.*]] : !llvm.ptr>
+  // CHECK-NEXT:    cf.br ^[[BB1:.*]]
+  // CHECK-NEXT:  ^[[BB1]]:
   // CHECK-NEXT:    gpu.on_stream <%[[S]] : !llvm.ptr> {
   // CHECK-NEXT:    ^bb0(%[[T:.*]]: !gpu.async.token):
-  // CHECK-NEXT:      gpu.wait [%[[T]]]
-  // CHECK-NEXT:      gpu.on_stream.yield
+  // CHECK-NEXT:      %[[K:.*]] = gpu.launch_func async [%[[T]]]
+  // CHECK-NEXT:      gpu.on_stream.yield [%[[K]]]
   // CHECK-NEXT:    }
-  // CHECK-NEXT:    cf.br
+  // CHECK-NEXT:    gpu.on_stream.yield{{ *$}}
   // CHAIN-LABEL: func @launch_then_branch
   // CHAIN:         gpu.launch_func <%[[S:.*]] : !llvm.ptr>
+  // CHAIN-NEXT:    cf.br ^[[BB1:.*]]
+  // CHAIN-NEXT:  ^[[BB1]]:
   // CHAIN-NEXT:    gpu.on_stream <%[[S]] : !llvm.ptr> {
   // CHAIN-NEXT:    ^bb0(%[[T:.*]]: !gpu.async.token):
-  // CHAIN-NEXT:      gpu.wait [%[[T]]]
-  // CHAIN-NEXT:      gpu.on_stream.yield
+  // CHAIN-NEXT:      %[[K:.*]] = gpu.launch_func async [%[[T]]]
+  // CHAIN-NEXT:      gpu.on_stream.yield [%[[K]]]
   // CHAIN-NEXT:    }
-  // CHAIN-NEXT:    cf.br
+  // CHAIN-NEXT:    gpu.on_stream.yield{{ *$}}
   func.func @launch_then_branch(%s : !llvm.ptr, %a : memref<16xf32>) {
     %c1 = arith.constant 1 : index
     gpu.on_stream <%s : !llvm.ptr> {
@@ -673,6 +742,293 @@ module attributes {gpu.container_module} {
       cf.br ^bb1
     ^bb1:
       gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      gpu.on_stream.yield
+    }
+    return
+  }
+
+  // Work in a block of the body is handed to the stream at the branch, and
+  // the next block's kernel on the same buffer runs on the stream after it,
+  // in a region of its own; its kernel on other memory does not (both modes).
+  // CHECK-LABEL: func @kernel_then_branch
+  // CHECK-SAME:    (%[[S:[^:]*]]: !llvm.ptr
+  // CHECK:         ^bb0(%[[E:.*]]: !gpu.async.token):
+  // CHECK-NEXT:      %[[K0:.*]] = gpu.launch_func async [%[[E]]]
+  // CHECK-NEXT:      gpu.on_stream <%[[S]] : !llvm.ptr> {
+  // CHECK-NEXT:      ^bb0(%{{.*}}: !gpu.async.token):
+  // CHECK-NEXT:        gpu.on_stream.yield [%[[K0]]]
+  // CHECK-NEXT:      }
+  // CHECK-NEXT:      cf.br ^[[BB1:.*]]
+  // CHECK-NEXT:    ^[[BB1]]:
+  // CHECK-NEXT:      %[[K1:.*]] = gpu.launch_func async [%[[E]]]
+  // CHECK-NEXT:      gpu.on_stream <%[[S]] : !llvm.ptr> {
+  // CHECK-NEXT:      ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHECK-NEXT:        %[[K2:.*]] = gpu.launch_func async [%[[T]]]
+  // CHECK-NEXT:        gpu.on_stream.yield [%[[K2]]]
+  // CHECK-NEXT:      }
+  // CHECK-NEXT:      gpu.on_stream.yield [%[[K1]]]
+  // CHECK-NOT:     gpu.wait [
+  // CHECK:         return
+  // CHAIN-LABEL: func @kernel_then_branch
+  // CHAIN-SAME:    (%[[S:[^:]*]]: !llvm.ptr
+  // CHAIN:           %[[K0:.*]] = gpu.launch_func async
+  // CHAIN-NEXT:      gpu.on_stream <%[[S]] : !llvm.ptr> {
+  // CHAIN-NEXT:      ^bb0(%{{.*}}: !gpu.async.token):
+  // CHAIN-NEXT:        gpu.on_stream.yield [%[[K0]]]
+  // CHAIN-NEXT:      }
+  // CHAIN-NEXT:      cf.br ^[[BB1:.*]]
+  // CHAIN-NEXT:    ^[[BB1]]:
+  // CHAIN-NEXT:      %[[J:.*]] = gpu.wait async
+  // CHAIN-NEXT:      %[[K1:.*]] = gpu.launch_func async [%[[J]]]
+  // CHAIN-NEXT:      gpu.on_stream <%[[S]] : !llvm.ptr> {
+  // CHAIN-NEXT:      ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHAIN-NEXT:        %[[K2:.*]] = gpu.launch_func async [%[[T]], %[[K1]]]
+  // CHAIN-NEXT:        gpu.on_stream.yield [%[[K2]]]
+  // CHAIN-NEXT:      }
+  // CHAIN-NEXT:      gpu.on_stream.yield [%[[K1]]]
+  // CHAIN-NOT:     gpu.wait [
+  // CHAIN:         return
+  func.func @kernel_then_branch(%s : !llvm.ptr, %a : memref<16xf32> {llvm.noalias},
+                                %b : memref<16xf32> {llvm.noalias}) {
+    %c1 = arith.constant 1 : index
+    gpu.on_stream <%s : !llvm.ptr> {
+    ^bb0(%t0: !gpu.async.token):
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      cf.br ^bb1
+    ^bb1:
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%b : memref<16xf32>)
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      gpu.on_stream.yield
+    }
+    return
+  }
+
+  // A copy and a free after the region, of memory its work uses, run on the
+  // stream after that work, each in a region of its own (both modes).
+  // CHECK-LABEL: func @copy_and_free_after
+  // CHECK-SAME:    (%[[S:[^:]*]]: !llvm.ptr
+  // CHECK:         gpu.on_stream.yield [%{{.*}}]
+  // CHECK-NEXT:    }
+  // CHECK-NEXT:    gpu.on_stream <%[[S]] : !llvm.ptr> {
+  // CHECK-NEXT:    ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHECK-NEXT:      %[[C:.*]] = gpu.memcpy async [%[[T]]]
+  // CHECK-NEXT:      gpu.on_stream.yield [%[[C]]]
+  // CHECK-NEXT:    }
+  // CHECK-NEXT:    gpu.on_stream <%[[S]] : !llvm.ptr> {
+  // CHECK-NEXT:    ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHECK-NEXT:      %[[D:.*]] = gpu.dealloc async [%[[T]]]
+  // CHECK-NEXT:      gpu.on_stream.yield [%[[D]]]
+  // CHECK-NEXT:    }
+  // CHECK-NEXT:    return
+  // CHAIN-LABEL: func @copy_and_free_after
+  // CHAIN-SAME:    (%[[S:[^:]*]]: !llvm.ptr
+  // CHAIN:         gpu.on_stream.yield [%{{.*}}]
+  // CHAIN-NEXT:    }
+  // CHAIN-NEXT:    gpu.on_stream <%[[S]] : !llvm.ptr> {
+  // CHAIN-NEXT:    ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHAIN-NEXT:      %[[C:.*]] = gpu.memcpy async [%[[T]]]
+  // CHAIN-NEXT:      gpu.on_stream.yield [%[[C]]]
+  // CHAIN-NEXT:    }
+  // CHAIN-NEXT:    gpu.on_stream <%[[S]] : !llvm.ptr> {
+  // CHAIN-NEXT:    ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHAIN-NEXT:      %[[D:.*]] = gpu.dealloc async [%[[T]]]
+  // CHAIN-NEXT:      gpu.on_stream.yield [%[[D]]]
+  // CHAIN-NEXT:    }
+  // CHAIN-NEXT:    return
+  func.func @copy_and_free_after(%s : !llvm.ptr, %a : memref<16xf32>,
+                                 %b : memref<16xf32>) {
+    %c1 = arith.constant 1 : index
+    gpu.on_stream <%s : !llvm.ptr> {
+    ^bb0(%t0: !gpu.async.token):
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      gpu.on_stream.yield
+    }
+    gpu.memcpy %b, %a : memref<16xf32>, memref<16xf32>
+    gpu.dealloc %a : memref<16xf32>
+    return
+  }
+
+  // A call after the region may have ended the stream (destroyed it, or
+  // given it back to a pool): a later kernel does not run on it, the host
+  // waits for it before the kernel (both modes).
+  // CHECK-LABEL: func @ended_stream
+  // CHECK:         call @end_stream
+  // CHECK-NEXT:    gpu.on_stream <%{{.*}} : !llvm.ptr> {
+  // CHECK-NEXT:    ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHECK-NEXT:      gpu.wait [%[[T]]]
+  // CHECK-NEXT:      gpu.on_stream.yield{{ *$}}
+  // CHECK-NEXT:    }
+  // CHECK-NEXT:    %[[K:.*]] = gpu.launch_func async
+  // CHECK-NEXT:    gpu.wait [%[[K]]]
+  // CHAIN-LABEL: func @ended_stream
+  // CHAIN:         call @end_stream
+  // CHAIN-NEXT:    gpu.on_stream <%{{.*}} : !llvm.ptr> {
+  // CHAIN-NEXT:    ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHAIN-NEXT:      gpu.wait [%[[T]]]
+  // CHAIN-NEXT:      gpu.on_stream.yield{{ *$}}
+  // CHAIN-NEXT:    }
+  // CHAIN-NEXT:    gpu.wait async
+  // CHAIN-NEXT:    gpu.launch_func async
+  func.func @ended_stream(%s : !llvm.ptr, %a : memref<16xf32>) {
+    %c1 = arith.constant 1 : index
+    gpu.on_stream <%s : !llvm.ptr> {
+    ^bb0(%t0: !gpu.async.token):
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      gpu.on_stream.yield
+    }
+    func.call @end_stream(%s) : (!llvm.ptr) -> ()
+    gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+    return
+  }
+
+  // A GPU op whose token others use cannot move into a region: the host
+  // waits for the stream before it (both modes).
+  // CHECK-LABEL: func @token_used_after
+  // CHECK:         gpu.on_stream.yield [%{{.*}}]
+  // CHECK-NEXT:    }
+  // CHECK-NEXT:    gpu.on_stream <%{{.*}} : !llvm.ptr> {
+  // CHECK-NEXT:    ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHECK-NEXT:      gpu.wait [%[[T]]]
+  // CHECK-NEXT:      gpu.on_stream.yield{{ *$}}
+  // CHECK-NEXT:    }
+  // CHECK-NEXT:    %[[M:.*]] = gpu.memset async
+  // CHECK-NEXT:    gpu.wait [%[[M]]]
+  // CHAIN-LABEL: func @token_used_after
+  // CHAIN:         gpu.on_stream.yield [%{{.*}}]
+  // CHAIN-NEXT:    }
+  // CHAIN-NEXT:    gpu.on_stream <%{{.*}} : !llvm.ptr> {
+  // CHAIN-NEXT:    ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHAIN-NEXT:      gpu.wait [%[[T]]]
+  // CHAIN-NEXT:      gpu.on_stream.yield{{ *$}}
+  // CHAIN-NEXT:    }
+  // CHAIN:         %[[M:.*]] = gpu.memset async
+  // CHAIN-NEXT:    gpu.wait [%[[M]]]
+  func.func @token_used_after(%s : !llvm.ptr, %a : memref<16xf32>) {
+    %c1 = arith.constant 1 : index
+    %f = arith.constant 1.0 : f32
+    gpu.on_stream <%s : !llvm.ptr> {
+    ^bb0(%t0: !gpu.async.token):
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      gpu.on_stream.yield
+    }
+    %t = gpu.memset async %a, %f : memref<16xf32>, f32
+    gpu.wait [%t]
+    return
+  }
+
+  // A copy after work handed to two streams runs on the first one; the host
+  // waits for the second one (both modes).
+  // CHECK-LABEL: func @two_streams_after
+  // CHECK-SAME:    (%[[S:[^:]*]]: !llvm.ptr, %[[S2:[^:]*]]: !llvm.ptr
+  // CHECK:         gpu.launch_func <%[[S2]] : !llvm.ptr>
+  // CHECK-NEXT:    gpu.on_stream <%[[S2]] : !llvm.ptr> {
+  // CHECK-NEXT:    ^bb0(%[[T2:.*]]: !gpu.async.token):
+  // CHECK-NEXT:      gpu.wait [%[[T2]]]
+  // CHECK-NEXT:      gpu.on_stream.yield{{ *$}}
+  // CHECK-NEXT:    }
+  // CHECK-NEXT:    gpu.on_stream <%[[S]] : !llvm.ptr> {
+  // CHECK-NEXT:    ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHECK-NEXT:      %[[C:.*]] = gpu.memcpy async [%[[T]]]
+  // CHECK-NEXT:      gpu.on_stream.yield [%[[C]]]
+  // CHECK-NEXT:    }
+  // CHECK-NEXT:    return
+  // CHAIN-LABEL: func @two_streams_after
+  // CHAIN-SAME:    (%[[S:[^:]*]]: !llvm.ptr, %[[S2:[^:]*]]: !llvm.ptr
+  // CHAIN:         gpu.launch_func <%[[S2]] : !llvm.ptr>
+  // CHAIN-NEXT:    gpu.on_stream <%[[S2]] : !llvm.ptr> {
+  // CHAIN-NEXT:    ^bb0(%[[T2:.*]]: !gpu.async.token):
+  // CHAIN-NEXT:      gpu.wait [%[[T2]]]
+  // CHAIN-NEXT:      gpu.on_stream.yield{{ *$}}
+  // CHAIN-NEXT:    }
+  // CHAIN-NEXT:    gpu.on_stream <%[[S]] : !llvm.ptr> {
+  // CHAIN-NEXT:    ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHAIN-NEXT:      %[[C:.*]] = gpu.memcpy async [%[[T]]]
+  // CHAIN-NEXT:      gpu.on_stream.yield [%[[C]]]
+  // CHAIN-NEXT:    }
+  // CHAIN-NEXT:    return
+  func.func @two_streams_after(%s : !llvm.ptr, %s2 : !llvm.ptr,
+                               %a : memref<16xf32> {llvm.noalias},
+                               %b : memref<16xf32> {llvm.noalias}) {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func <%s : !llvm.ptr> @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+    gpu.launch_func <%s2 : !llvm.ptr> @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%b : memref<16xf32>)
+    gpu.memcpy %a, %b : memref<16xf32>, memref<16xf32>
+    return
+  }
+
+  // A kernel in a loop after the region, on memory its work uses, does not
+  // move onto the stream (its next iteration's earlier ops would have to
+  // follow it): the host waits for the stream (both modes).
+  // CHECK-LABEL: func @loop_after_handed
+  // CHECK:         scf.for
+  // CHECK-NEXT:      gpu.on_stream <%{{.*}} : !llvm.ptr> {
+  // CHECK-NEXT:      ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHECK-NEXT:        gpu.wait [%[[T]]]
+  // CHECK-NEXT:        gpu.on_stream.yield{{ *$}}
+  // CHECK-NEXT:      }
+  // CHECK-NEXT:      gpu.launch_func async
+  // CHAIN-LABEL: func @loop_after_handed
+  // CHAIN:         gpu.on_stream.yield [%{{.*}}]
+  // CHAIN-NEXT:    }
+  // CHAIN-NEXT:    gpu.on_stream <%{{.*}} : !llvm.ptr> {
+  // CHAIN-NEXT:    ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHAIN-NEXT:      gpu.wait [%[[T]]]
+  // CHAIN-NEXT:      gpu.on_stream.yield{{ *$}}
+  // CHAIN-NEXT:    }
+  // CHAIN-NEXT:    scf.for
+  func.func @loop_after_handed(%s : !llvm.ptr, %a : memref<16xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    gpu.on_stream <%s : !llvm.ptr> {
+    ^bb0(%t0: !gpu.async.token):
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      gpu.on_stream.yield
+    }
+    scf.for %i = %c0 to %c4 step %c1 {
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+    }
+    return
+  }
+
+  // A loop in a block after a branch of the body, on memory the blocks
+  // before it use: each iteration's work goes in a region on the body's
+  // stream, which orders it after theirs; the host never waits (both modes).
+  // CHECK-LABEL: func @loop_after_branch
+  // CHECK-SAME:    (%[[S:[^:]*]]: !llvm.ptr
+  // CHECK:         cf.br ^[[BB1:.*]]
+  // CHECK-NEXT:  ^[[BB1]]:
+  // CHECK-NEXT:    scf.for
+  // CHECK-NEXT:      gpu.on_stream <%[[S]] : !llvm.ptr> {
+  // CHECK-NEXT:      ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHECK-NEXT:        %[[K:.*]] = gpu.launch_func async [{{.*}}%[[T]]]
+  // CHECK-NEXT:        gpu.on_stream.yield [%[[K]]]
+  // CHECK-NOT:     gpu.wait [
+  // CHECK:         return
+  // CHAIN-LABEL: func @loop_after_branch
+  // CHAIN-SAME:    (%[[S:[^:]*]]: !llvm.ptr
+  // CHAIN:         cf.br ^[[BB1:.*]]
+  // CHAIN-NEXT:  ^[[BB1]]:
+  // CHAIN-NEXT:    scf.for
+  // CHAIN-NEXT:      gpu.on_stream <%[[S]] : !llvm.ptr> {
+  // CHAIN-NEXT:      ^bb0(%[[T:.*]]: !gpu.async.token):
+  // CHAIN-NEXT:        %[[J:.*]] = gpu.wait async [%[[T]]]
+  // CHAIN-NEXT:        %[[K:.*]] = gpu.launch_func async [%[[J]]]
+  // CHAIN-NEXT:        gpu.on_stream.yield [%[[K]]]
+  // CHAIN-NOT:     gpu.wait [
+  // CHAIN:         return
+  func.func @loop_after_branch(%s : !llvm.ptr, %a : memref<16xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    gpu.on_stream <%s : !llvm.ptr> {
+    ^bb0(%t0: !gpu.async.token):
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      cf.br ^bb1
+    ^bb1:
+      scf.for %i = %c0 to %c4 step %c1 {
+        gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      }
       gpu.on_stream.yield
     }
     return

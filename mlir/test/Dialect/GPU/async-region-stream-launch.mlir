@@ -41,20 +41,24 @@ module attributes {gpu.container_module} {
     return
   }
 
-  // A kernel on the same buffer after the launch: the host waits for the
-  // stream first (the kernel runs on a stream of its own).
+  // A kernel on the same buffer after the launch runs on the stream after
+  // it, in a region of its own: the host does not wait.
   // CHECK-LABEL: func @launch_then_kernel
-  // CHECK:         gpu.launch_func <%{{.*}} : !llvm.ptr>
-  // CHECK-NEXT:    gpu.on_stream <%{{.*}} : !llvm.ptr> {
+  // CHECK:         gpu.launch_func <%[[S:.*]] : !llvm.ptr>
+  // CHECK-NEXT:    gpu.on_stream <%[[S]] : !llvm.ptr> {
   // CHECK-NEXT:    ^bb0(%[[T:.*]]: !gpu.async.token):
-  // CHECK-NEXT:      gpu.wait [%[[T]]]
-  // CHECK:         gpu.launch_func async
+  // CHECK-NEXT:      %[[K:.*]] = gpu.launch_func async [%[[T]]]
+  // CHECK-NEXT:      gpu.on_stream.yield [%[[K]]]
+  // CHECK-NEXT:    }
+  // CHECK-NEXT:    return
   // CHAIN-LABEL: func @launch_then_kernel
-  // CHAIN:         gpu.launch_func <%{{.*}} : !llvm.ptr>
-  // CHAIN-NEXT:    gpu.on_stream <%{{.*}} : !llvm.ptr> {
+  // CHAIN:         gpu.launch_func <%[[S:.*]] : !llvm.ptr>
+  // CHAIN-NEXT:    gpu.on_stream <%[[S]] : !llvm.ptr> {
   // CHAIN-NEXT:    ^bb0(%[[T:.*]]: !gpu.async.token):
-  // CHAIN-NEXT:      gpu.wait [%[[T]]]
-  // CHAIN:         gpu.launch_func async
+  // CHAIN-NEXT:      %[[K:.*]] = gpu.launch_func async [%[[T]]]
+  // CHAIN-NEXT:      gpu.on_stream.yield [%[[K]]]
+  // CHAIN-NEXT:    }
+  // CHAIN-NEXT:    return
   func.func @launch_then_kernel(%s : !llvm.ptr, %a : memref<16xf32>) {
     %c1 = arith.constant 1 : index
     gpu.launch_func <%s : !llvm.ptr> @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
@@ -359,15 +363,24 @@ module attributes {gpu.container_module} {
   }
 
   // A launch on another stream is not ordered by the region's stream: the
-  // host waits for the conflicting kernel before it, as before.
+  // conflicting kernel is handed to that stream before it, with no host wait
+  // (the host waits for that stream at the exit).
   // CHECK-LABEL: func @launch_on_other_stream
+  // CHECK-SAME:    (%{{[^:]*}}: !llvm.ptr, %[[S2:[^:]*]]: !llvm.ptr
   // CHECK:         %[[K:.*]] = gpu.launch_func async
-  // CHECK-NEXT:    gpu.wait [%[[K]]]
-  // CHECK-NEXT:    gpu.launch_func <%{{.*}} : !llvm.ptr>
+  // CHECK-NEXT:    gpu.on_stream <%[[S2]] : !llvm.ptr> {
+  // CHECK-NEXT:    ^bb0(%{{.*}}: !gpu.async.token):
+  // CHECK-NEXT:      gpu.on_stream.yield [%[[K]]]
+  // CHECK-NEXT:    }
+  // CHECK-NEXT:    gpu.launch_func <%[[S2]] : !llvm.ptr>
   // CHAIN-LABEL: func @launch_on_other_stream
+  // CHAIN-SAME:    (%{{[^:]*}}: !llvm.ptr, %[[S2:[^:]*]]: !llvm.ptr
   // CHAIN:         %[[K:.*]] = gpu.launch_func async
-  // CHAIN-NEXT:    gpu.wait [%[[K]]]
-  // CHAIN-NEXT:    gpu.launch_func <%{{.*}} : !llvm.ptr>
+  // CHAIN-NEXT:    gpu.on_stream <%[[S2]] : !llvm.ptr> {
+  // CHAIN-NEXT:    ^bb0(%{{.*}}: !gpu.async.token):
+  // CHAIN-NEXT:      gpu.on_stream.yield [%[[K]]]
+  // CHAIN-NEXT:    }
+  // CHAIN-NEXT:    gpu.launch_func <%[[S2]] : !llvm.ptr>
   func.func @launch_on_other_stream(%s : !llvm.ptr, %s2 : !llvm.ptr,
                                     %a : memref<16xf32>) {
     %c1 = arith.constant 1 : index
@@ -541,7 +554,8 @@ module attributes {gpu.container_module} {
   }
 
   // A kernel after the call, on a stream of the pass's own, waits for %s too
-  // (%s is a stream: a launch runs on it).
+  // (%s is a stream: a launch runs on it). It does not run on %s: the call
+  // may have ended it.
   // CHECK-LABEL: func @call_then_gpu
   // CHECK:         call @log
   // CHECK-NEXT:    gpu.on_stream <%[[S:.*]] : !llvm.ptr> {

@@ -183,19 +183,25 @@ namespace {
 struct HandedWork {
   Value stream;
   MemoryAccesses accesses;
+  /// Whether an op of unknown effects may have handed some of it (see
+  /// OpaqueStreamUsers): such an op may also have ended the stream.
+  bool byOpaqueOp = false;
 };
 } // namespace
 
-/// Records that GPU work with `accesses` was handed to `stream`.
+/// Records that GPU work with `accesses` was handed to `stream`, by an op of
+/// unknown effects if `byOpaqueOp`.
 static void addHandedWork(SmallVectorImpl<HandedWork> &handed, Value stream,
-                          const MemoryAccesses &accesses) {
+                          const MemoryAccesses &accesses,
+                          bool byOpaqueOp = false) {
   for (HandedWork &work : handed) {
     if (work.stream == stream) {
       work.accesses.append(accesses);
+      work.byOpaqueOp |= byOpaqueOp;
       return;
     }
   }
-  handed.push_back({stream, accesses});
+  handed.push_back({stream, accesses, byOpaqueOp});
 }
 
 /// Returns whether work was handed to `stream` in `handed`.
@@ -247,6 +253,99 @@ static Operation *makeAsync(OpBuilder &builder, gpu::AsyncOpInterface asyncOp,
   return newOp;
 }
 
+/// Returns whether `op` is in the body of an scf.for or scf.while inside the
+/// innermost gpu.on_stream or function around it. The work handed to streams
+/// in such a body is pending at the start of the next iteration, where it is
+/// known before the body is scheduled (see collectHandedWork).
+static bool isInLoopBody(Operation *op) {
+  for (Operation *parent = op->getParentOp();
+       parent && !isa<gpu::OnStreamOp, FunctionOpInterface>(parent);
+       parent = parent->getParentOp())
+    if (isa<scf::ForOp, scf::WhileOp>(parent))
+      return true;
+  return false;
+}
+
+/// Returns the stream after whose handed work GPU op `op`, which accesses
+/// `opAccesses`, runs on that stream, in a gpu.on_stream of its own (see
+/// moveOntoStream), rather than the host waiting for that work: the first
+/// stream in `handed` the host could wait for (see canWaitForStream) whose
+/// work `op` may conflict with and that no op of unknown effects may have
+/// handed work to (it may have ended the stream: a call that destroys it or
+/// returns it to a pool). Null if there is none, if `op` has a token
+/// that others use (a gpu.on_stream passes no token out), if it takes or
+/// makes a sparse handle (which belongs to the token work that made it), or
+/// if it is in a loop body (see isInLoopBody): an earlier op of the body
+/// would have to be ordered after the work it hands over in the previous
+/// iteration.
+static Value getStreamToFollow(ArrayRef<HandedWork> handed, Operation *op,
+                               const MemoryAccesses &opAccesses,
+                               GpuAccessAnalysis &accesses) {
+  auto asyncOp = cast<gpu::AsyncOpInterface>(op);
+  if (Value token = asyncOp.getAsyncToken(); token && !token.use_empty())
+    return {};
+  auto isHandle = [](Type type) {
+    return isa<gpu::GPUDialect>(type.getDialect()) &&
+           !isa<gpu::AsyncTokenType>(type);
+  };
+  if (llvm::any_of(op->getOperandTypes(), isHandle) ||
+      llvm::any_of(op->getResultTypes(), isHandle))
+    return {};
+  if (isInLoopBody(op))
+    return {};
+  for (const HandedWork &work : handed)
+    if (!work.byOpaqueOp && canWaitForStream(work.stream) &&
+        accesses.mayConflict(work.accesses, opAccesses))
+      return work.stream;
+  return {};
+}
+
+/// Moves GPU op `asyncOp` into a new gpu.on_stream on `stream` at its place
+/// and makes it async, depending on the region's entry token and on `deps`:
+/// it runs after the work enqueued on `stream` so far without the host
+/// waiting for that work, and the region hands its work to the stream. Its
+/// other results leave the region as the region's results. Returns the async
+/// op.
+static Operation *moveOntoStream(OpBuilder &builder,
+                                 gpu::AsyncOpInterface asyncOp, Value stream,
+                                 ValueRange deps) {
+  Operation *op = asyncOp.getOperation();
+  Location loc = op->getLoc();
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPoint(op);
+  SmallVector<Type> resultTypes;
+  for (Type type : op->getResultTypes())
+    if (!isa<gpu::AsyncTokenType>(type))
+      resultTypes.push_back(type);
+  auto onStreamOp = gpu::OnStreamOp::create(builder, loc, resultTypes, stream);
+  builder.setInsertionPointToStart(&onStreamOp.getBody().front());
+  auto yield =
+      gpu::OnStreamYieldOp::create(builder, loc, ValueRange(), ValueRange());
+  op->moveBefore(yield);
+  SmallVector<Value> allDeps = {onStreamOp.getEntryToken()};
+  llvm::append_range(allDeps, deps);
+  auto newOp =
+      cast<gpu::AsyncOpInterface>(makeAsync(builder, asyncOp, allDeps));
+  yield.getAsyncDependenciesMutable().append(newOp.getAsyncToken());
+  for (auto [result, regionResult] : llvm::zip_equal(
+           newOp->getResults().drop_back(), onStreamOp.getResults())) {
+    result.replaceAllUsesWith(regionResult);
+    yield.getValuesMutable().append(result);
+  }
+  return newOp;
+}
+
+/// Hands `tokens` over to `stream` at the insertion point of `builder`, with
+/// a gpu.on_stream whose body lists them at its exit: the stream's later work
+/// runs after them, and the host does not wait for them.
+static void createStreamHandOver(OpBuilder &builder, Value stream,
+                                 ValueRange tokens, Location loc) {
+  auto onStreamOp = gpu::OnStreamOp::create(builder, loc, TypeRange(), stream);
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToStart(&onStreamOp.getBody().front());
+  gpu::OnStreamYieldOp::create(builder, loc, tokens, ValueRange());
+}
+
 /// Returns whether `op` is a region op whose regions the dependence mode can
 /// pass tokens through: scf.for, scf.while, scf.if, scf.index_switch and
 /// scf.execute_region, with single-block regions.
@@ -278,6 +377,34 @@ static bool holdsCarriedGpuWork(Operation *op) {
 /// async, or a launch on a stream.
 static bool isHandedOverWork(Operation *op) {
   return (getAsyncOp(op) && !isa<gpu::WaitOp>(op)) || getLaunchStream(op);
+}
+
+/// Returns what the GPU work of `op` and the ops nested in it accesses, also
+/// the work it launches on streams (see isHandedOverWork).
+static MemoryAccesses getHandedOverWork(GpuAccessAnalysis &accesses,
+                                        Operation *op) {
+  MemoryAccesses result;
+  op->walk([&](Operation *nested) {
+    if (isHandedOverWork(nested))
+      result.append(accesses.getGpuAccesses(nested));
+  });
+  return result;
+}
+
+/// Returns the blocks from which `block` can be reached (`block` too if it
+/// is in a cycle).
+static SmallVector<Block *> getReachingBlocks(Block *block) {
+  SmallVector<Block *> reaching;
+  SmallVector<Block *> worklist(block->getPredecessors());
+  DenseSet<Block *> visited;
+  while (!worklist.empty()) {
+    Block *pred = worklist.pop_back_val();
+    if (!visited.insert(pred).second)
+      continue;
+    reaching.push_back(pred);
+    llvm::append_range(worklist, pred->getPredecessors());
+  }
+  return reaching;
 }
 
 /// Returns whether `onStreamOp` may hand GPU work to its stream: an exit lists
@@ -345,7 +472,7 @@ public:
     for (Value stream : getReachedStreams(op)) {
       LDBG() << "an op of unknown effects may hand work to a stream: "
              << OpWithFlags(op, OpPrintingFlags().skipRegions());
-      addHandedWork(handed, stream, getEverything());
+      addHandedWork(handed, stream, getEverything(), /*byOpaqueOp=*/true);
     }
   }
 
@@ -403,22 +530,44 @@ static MemoryAccesses getHandedAccesses(gpu::OnStreamOp op,
   return result;
 }
 
+/// Returns the work that the blocks of a gpu.on_stream body from which
+/// `block` can be reached may have handed to the stream at their branches:
+/// what their GPU work accesses, or everything if an op of unknown effects in
+/// the body may have launched work (see getHandedAccesses).
+static MemoryAccesses getHandedBefore(Block *block, GpuAccessAnalysis &accesses,
+                                      OpaqueStreamUsers &opaque) {
+  auto onStreamOp = cast<gpu::OnStreamOp>(block->getParentOp());
+  if (opaque.mayHandOverWorkIn(onStreamOp))
+    return getEverything();
+  MemoryAccesses result;
+  for (Block *pred : getReachingBlocks(block))
+    for (Operation &op : *pred)
+      result.append(getHandedOverWork(accesses, &op));
+  return result;
+}
+
 /// Collects into `handed` the work that the ops nested in `op` may hand to
-/// streams: what their launches on streams access, what the bodies of the
-/// gpu.on_stream ops that may hand work over hand (see getHandedAccesses),
-/// and everything for each op of unknown effects that may (see
-/// OpaqueStreamUsers). This is the work pending after `op`
-/// and, if `op` is a loop, at the start of each iteration. A stream defined in
-/// `op` is left out: after `op` its value is gone, and in the next iteration
-/// it may name another stream; the work handed to it is waited for at the
-/// end of its block.
-static void collectHandedWork(Operation *op, GpuAccessAnalysis &accesses,
-                              OpaqueStreamUsers &opaque,
-                              SmallVectorImpl<HandedWork> &handed) {
+/// streams: what their launches on streams (and the GPU ops in
+/// `movedOntoStreams`, which the dependence mode will move onto one, see
+/// moveOntoStream) access, what the bodies of the gpu.on_stream ops that may
+/// hand work over hand (see getHandedAccesses), and everything for each op of
+/// unknown effects that may (see OpaqueStreamUsers). This is the work pending
+/// after `op` and, if `op` is a loop, at the start of each iteration. A
+/// stream defined in `op` is left out: after `op` its value is gone, and in
+/// the next iteration it may name another stream; the work handed to it is
+/// waited for at the end of its block.
+static void
+collectHandedWork(Operation *op, GpuAccessAnalysis &accesses,
+                  OpaqueStreamUsers &opaque,
+                  SmallVectorImpl<HandedWork> &handed,
+                  const DenseMap<Operation *, Value> *movedOntoStreams = {}) {
   op->walk([&](Operation *nested) {
     if (nested == op)
       return;
-    if (Value stream = getLaunchStream(nested)) {
+    Value stream = getLaunchStream(nested);
+    if (!stream && movedOntoStreams)
+      stream = movedOntoStreams->lookup(nested);
+    if (stream) {
       addHandedWork(handed, stream, accesses.getGpuAccesses(nested));
       return;
     }
@@ -603,8 +752,68 @@ static bool isScfSplitPoint(Operation *op,
   return holdsWanted;
 }
 
-/// Splits the body of `onStreamOp`, of one block, so that the stream, not
-/// the host, orders its GPU work with
+/// In the body of `onStreamOp`, of several blocks, gives each block of an SCF
+/// op that holds GPU work (see isScfSplitPoint) a gpu.on_stream on the body's
+/// stream, where the ops of the block need one (see needBody):
+/// - in the dependence mode, where the SCF op is or holds a loop whose GPU
+///   work may conflict with earlier GPU work of the body (of the blocks from
+///   which its block can be reached, which hand it to the stream at their
+///   branches, or of the ops before it) or that launches on a stream: the
+///   stream orders each iteration after that work, where the host would wait
+///   for it otherwise (a GPU op in a loop body does not move onto the stream,
+///   see getStreamToFollow);
+/// - with `atScfOps` (the single chain, which waits at the end of each block
+///   of an SCF op), in every block.
+/// Appends the new gpu.on_stream ops to `worklist`.
+static void wrapScfBlocks(gpu::OnStreamOp onStreamOp,
+                          GpuAccessAnalysis &accesses, bool atScfOps,
+                          SmallVectorImpl<gpu::OnStreamOp> &worklist) {
+  Value stream = onStreamOp.getStream();
+  auto holds = [](Operation *op, function_ref<bool(Operation *)> wanted) {
+    return op
+        ->walk([&](Operation *nested) {
+          return wanted(nested) ? WalkResult::interrupt()
+                                : WalkResult::advance();
+        })
+        .wasInterrupted();
+  };
+  auto isLoop = [](Operation *op) { return isa<scf::ForOp, scf::WhileOp>(op); };
+  auto isLaunchOnStream = [](Operation *op) { return !!getLaunchStream(op); };
+  DenseMap<Block *, MemoryAccesses> blockWork;
+  for (Block &block : onStreamOp.getBody())
+    for (Operation &op : block)
+      blockWork[&block].append(getHandedOverWork(accesses, &op));
+  OpBuilder builder(onStreamOp);
+  for (Block &block : onStreamOp.getBody()) {
+    MemoryAccesses earlier;
+    for (Block *pred : getReachingBlocks(&block))
+      earlier.append(blockWork[pred]);
+    for (Operation *op : getOpsButTerminator(block)) {
+      MemoryAccesses opWork = getHandedOverWork(accesses, op);
+      if (isScfSplitPoint(op, isHandedOverWork) &&
+          (atScfOps ||
+           (holds(op, isLoop) && (accesses.mayConflict(earlier, opWork) ||
+                                  holds(op, isLaunchOnStream))))) {
+        LDBG() << "the blocks of an SCF op in a body of several blocks go "
+                  "on the body's stream";
+        for (Region &region : op->getRegions()) {
+          for (Block &nested : region) {
+            SmallVector<Operation *> ops = getOpsButTerminator(nested);
+            if (!needBody(ops, stream))
+              continue;
+            SmallVector<Value> values = *getEscapingValues(ops);
+            worklist.push_back(wrapInOnStream(builder, stream, ops, values));
+          }
+        }
+      }
+      earlier.append(opWork);
+    }
+  }
+}
+
+/// Splits the body of `onStreamOp`, of one block (for a body of several, see
+/// wrapScfBlocks), so that the stream, not the host, orders its GPU work
+/// with
 /// - a launch on the op's stream that may conflict with GPU work of the body
 ///   before or after it (the host would wait for one of them), or with any
 ///   GPU work of the body if nested in an SCF op (see isScfSplitPoint), and,
@@ -622,10 +831,12 @@ static void splitOnStreamBody(gpu::OnStreamOp onStreamOp,
                               AliasAnalysis &aliasAnalysis, bool atScfOps,
                               SmallVectorImpl<gpu::OnStreamOp> &worklist) {
   Region &region = onStreamOp.getBody();
-  if (!region.hasOneBlock())
-    return;
   // An analysis of its own: its memos hold values that earlier splits erased.
   GpuAccessAnalysis accesses(aliasAnalysis);
+  if (!region.hasOneBlock()) {
+    wrapScfBlocks(onStreamOp, accesses, atScfOps, worklist);
+    return;
+  }
   Block &body = region.front();
   Value stream = onStreamOp.getStream();
   SmallVector<Operation *> ops = getOpsButTerminator(body);
@@ -869,6 +1080,20 @@ struct GpuAsyncRegionPass::ThreadTokenCallback {
     // is pending and may access anything.
     streamEntry = getStreamEntryToken(block);
     handedStreams.clear();
+    // A block of a gpu.on_stream body other than its entry block starts after
+    // the work the blocks before it may have handed to its stream; if one of
+    // them is not rewritten yet (a loop of blocks), its accesses name values
+    // the rewrite replaces: everything then.
+    auto onStreamOp = dyn_cast<gpu::OnStreamOp>(block->getParentOp());
+    if (onStreamOp && !block->isEntryBlock()) {
+      bool rewritten = llvm::all_of(getReachingBlocks(block), [&](Block *pred) {
+        return visitedBlocks.contains(pred);
+      });
+      addHandedWork(handedStreams, onStreamOp.getStream(),
+                    rewritten ? getHandedBefore(block, accesses, opaque)
+                              : getEverything());
+    }
+    visitedBlocks.insert(block);
     // In a loop, the work that earlier iterations handed to streams is
     // pending.
     if (isa<scf::ForOp, scf::WhileOp>(block->getParentOp()))
@@ -907,7 +1132,26 @@ private:
     }
     builder.setInsertionPoint(op);
     if (auto asyncOp = getAsyncOp(op)) {
-      waitForHandedStreams(op, accesses.getGpuAccesses(op));
+      MemoryAccesses opAccesses = accesses.getGpuAccesses(op);
+      Value stream = getStreamToFollow(handedStreams, op, opAccesses, accesses);
+      waitForHandedStreams(op, opAccesses, stream);
+      if (stream) {
+        // The op runs after the work handed to `stream` on that stream, and
+        // after the chain (or, before it starts, the earlier work of the
+        // enclosing body's stream, if that is another one).
+        LDBG() << "GPU op runs on a stream after the work handed to it: "
+               << OpWithFlags(op, OpPrintingFlags().skipRegions());
+        Value after = currentToken;
+        if (!after && getEnclosingStream(op) != stream)
+          after = streamEntry;
+        if (after && llvm::is_contained(asyncOp.getAsyncDependencies(), after))
+          after = {};
+        Operation *moved = moveOntoStream(
+            builder, asyncOp, stream, after ? ValueRange(after) : ValueRange());
+        // The op's results are new values: the accesses name them.
+        addHandedWork(handedStreams, stream, accesses.getGpuAccesses(moved));
+        return success();
+      }
       // Replace GPU op with async version, which then produces the current
       // token.
       rewriteAsyncOp(asyncOp);
@@ -920,6 +1164,17 @@ private:
           op, getEverything(),
           yield->getParentOfType<gpu::OnStreamOp>().getStream());
       handOver(yield);
+      return success();
+    }
+    auto onStreamOp = dyn_cast<gpu::OnStreamOp>(op->getParentOp());
+    if (onStreamOp && isTerminator(op)) {
+      // A branch to another block of the body hands the chain to the stream,
+      // which the next block's work follows (see operator()).
+      waitForHandedStreams(op, getEverything(), onStreamOp.getStream());
+      if (currentToken) {
+        LDBG() << "the chain is handed to the stream at a branch of the body";
+        handChainOver(op, onStreamOp.getStream());
+      }
       return success();
     }
     if (Value stream = getLaunchStream(op)) {
@@ -973,6 +1228,17 @@ private:
     if (!currentToken)
       return success();
     bool touchesInFlight = mayTouchInFlightMemory(chainAccesses, entryAccesses);
+    // Where only the op's work on the body's stream may touch the chain's
+    // memory, the stream orders that work after the chain, handed to it.
+    Value stream = getEnclosingStream(op);
+    if (touchesInFlight && stream && !isTerminator(op) &&
+        op->getNumRegions() != 0 &&
+        !mayTouchInFlightMemory(getAccessesUnorderedWith(op, stream))) {
+      LDBG() << "the chain is handed to the stream before "
+             << OpWithFlags(op, OpPrintingFlags().skipRegions());
+      handChainOver(op, stream);
+      return success();
+    }
     // Insert host synchronization before terminator or op with side effects.
     if (isTerminator(op) || touchesInFlight) {
       LDBG() << "host waits before "
@@ -992,6 +1258,19 @@ private:
     if (currentToken &&
         !llvm::is_contained(yield.getAsyncDependencies(), currentToken))
       yield.getAsyncDependenciesMutable().append(currentToken);
+    currentToken = {};
+    clearInFlight();
+  }
+
+  // Hands the chain over to `stream` before `op` (see createStreamHandOver):
+  // its work is then work handed to the stream, and the stream's earlier
+  // work, which the chain may have started after, is pending as such again.
+  void handChainOver(Operation *op, Value stream) {
+    builder.setInsertionPoint(op);
+    createStreamHandOver(builder, stream, currentToken, op->getLoc());
+    addHandedWork(handedStreams, stream, inFlight);
+    if (entryInFlight)
+      streamEntry = getStreamEntryToken(op->getBlock());
     currentToken = {};
     clearInFlight();
   }
@@ -1088,10 +1367,11 @@ private:
   }
 
   // A launch on stream `stream` runs after the work enqueued on it, handed
-  // work included, and hands its own work to it. The host waits before it
-  // for the other GPU work it may conflict with: the work of the chain,
-  // handed to other streams, or, in the body of gpu.on_stream on another
-  // stream, that stream's earlier work.
+  // work included, and hands its own work to it. The chain, if the launch may
+  // conflict with it, is handed to the stream before it (the host waits for
+  // it if the stream is of another type). The host waits before it for the
+  // other GPU work it may conflict with: handed to other streams, or, in the
+  // body of gpu.on_stream on another stream, that stream's earlier work.
   void visitStreamLaunch(gpu::LaunchFuncOp launch, Value stream) {
     MemoryAccesses launchAccesses = accesses.getGpuAccesses(launch);
     waitForHandedStreams(launch, launchAccesses, stream);
@@ -1107,11 +1387,17 @@ private:
                             launchAccesses, getEnclosingStream(launch) == stream
                                                 ? MemoryAccesses()
                                                 : launchAccesses)) {
-      LDBG() << "host waits before a launch on a stream: it may touch memory "
-                "of GPU work in flight";
-      currentToken =
-          createWaitOp(builder, launch.getLoc(), Type(), {currentToken});
-      clearInFlight();
+      if (canWaitForStream(stream)) {
+        LDBG() << "the chain is handed to the stream of a launch that may "
+                  "touch its memory";
+        handChainOver(launch, stream);
+      } else {
+        LDBG() << "host waits before a launch on a stream: it may touch "
+                  "memory of GPU work in flight";
+        currentToken =
+            createWaitOp(builder, launch.getLoc(), Type(), {currentToken});
+        clearInFlight();
+      }
     }
     addHandedWork(handedStreams, stream, launchAccesses);
   }
@@ -1206,6 +1492,9 @@ private:
   // for.
   SmallVector<HandedWork> handedStreams;
 
+  // The blocks visited so far, whose ops are rewritten.
+  DenseSet<Block *> visitedBlocks;
+
   // Whether a host wait for a stream could not be expressed (an error was
   // emitted).
   bool waitFailed = false;
@@ -1235,7 +1524,8 @@ using TokenNode = llvm::PointerIntPair<Operation *, 2, TokenKind>;
 struct ScheduleStep {
   enum class Kind {
     /// Make GPU op `op` async (or add to the dependencies of an async one),
-    /// depending on `tokens`.
+    /// depending on `tokens`; with a `stream`, in a gpu.on_stream of its own
+    /// on that stream (see moveOntoStream).
     MakeAsync,
     /// Wait on the host for `tokens`, before `op` (at the end of `block` if
     /// `op` is null).
@@ -1254,6 +1544,8 @@ struct ScheduleStep {
     EnterStream,
     /// Add `tokens` to the dependencies of gpu.on_stream.yield `op`.
     HandOver,
+    /// Hand `tokens` over to `stream` before `op` (see createStreamHandOver).
+    HandOverTo,
     /// Wait on the host for the work enqueued on `stream` so far, before `op`.
     StreamHostWait,
   };
@@ -1378,6 +1670,10 @@ private:
   SmallVector<ScheduleStep> schedule;
   /// The tokens each scheduled token depends on directly.
   DenseMap<TokenNode, SmallVector<TokenNode>> dependencies;
+  /// The GPU ops that run on a stream after the work handed to it (see
+  /// getStreamToFollow), and that stream: what they access is handed to it,
+  /// also after the SCF ops around them (see collectHandedWork).
+  DenseMap<Operation *, Value> movedOntoStreams;
   /// Whether a host wait for a stream could not be expressed (an error was
   /// emitted).
   bool waitFailed = false;
@@ -1527,7 +1823,9 @@ void AsyncDependenceAnalysis::scheduleGpuOp(gpu::AsyncOpInterface asyncOp,
   TokenNode token = opToken(op);
   OperandRange existing = asyncOp.getAsyncDependencies();
   MemoryAccesses opAccesses = accesses.getGpuAccesses(op);
-  waitForHandedStreams(pending, op, opAccesses);
+  Value stream =
+      getStreamToFollow(pending.handedStreams, op, opAccesses, accesses);
+  waitForHandedStreams(pending, op, opAccesses, stream);
   SmallVector<TokenNode> deps = getConflicts(pending, opAccesses, op);
   dropImplied(deps);
   if (!existing.empty())
@@ -1537,9 +1835,26 @@ void AsyncDependenceAnalysis::scheduleGpuOp(gpu::AsyncOpInterface asyncOp,
     });
   // In the body of gpu.on_stream, all GPU work starts from the stream's
   // earlier work, also work that accesses no memory or that follows a host
-  // wait for it: a stream that does not would not be part of a capture.
-  if (deps.empty() && existing.empty() && pending.streamEntry)
+  // wait for it: a stream that does not would not be part of a capture. On
+  // the body's own stream, the stream orders it so.
+  if (deps.empty() && existing.empty() && pending.streamEntry &&
+      !(stream && getEnclosingStream(op) == stream))
     deps.push_back(*pending.streamEntry);
+  if (stream) {
+    // The op runs after the work handed to `stream` on that stream, and
+    // hands its own work to it. The work it depends on stays open: only the
+    // stream waits for the op.
+    if (pending.streamEntry && getEnclosingStream(op) == stream)
+      llvm::erase(deps, *pending.streamEntry);
+    LDBG() << "GPU op " << OpWithFlags(op, OpPrintingFlags().skipRegions())
+           << " runs on a stream after the work handed to it, depending on "
+           << deps.size() << " token(s)";
+    schedule.push_back(
+        {ScheduleStep::Kind::MakeAsync, op, nullptr, 0, deps, stream});
+    addHandedWork(pending.handedStreams, stream, opAccesses);
+    movedOntoStreams[op] = stream;
+    return;
+  }
   // Independent work starts a new stream, unless `maxStreams` chains are
   // open already: it then continues the oldest one.
   if (deps.empty() && existing.empty() && maxStreams != 0 &&
@@ -1621,15 +1936,24 @@ void AsyncDependenceAnalysis::scheduleStreamLaunch(gpu::LaunchFuncOp launch,
                                                    Value stream,
                                                    PendingWork &pending) {
   // The launch runs after the work enqueued on its stream, handed work and
-  // the entry of a gpu.on_stream on that stream included; the host waits for
-  // the other GPU work it may conflict with. It hands its own work to the
-  // stream.
+  // the entry of a gpu.on_stream on that stream included, and after the
+  // other GPU work it may conflict with, handed to the stream before it (the
+  // host waits for that work if the stream is of another type). It hands its
+  // own work to the stream.
   MemoryAccesses launchAccesses = accesses.getGpuAccesses(launch);
   waitForHandedStreams(pending, launch, launchAccesses, stream);
   SmallVector<TokenNode> conflicts = getConflicts(pending, launchAccesses);
   if (pending.streamEntry && getEnclosingStream(launch) == stream)
     llvm::erase(conflicts, *pending.streamEntry);
-  hostWait(pending, conflicts, launch);
+  dropImplied(conflicts);
+  if (!conflicts.empty() && canWaitForStream(stream)) {
+    LDBG() << "the launch's stream takes over " << conflicts.size()
+           << " token(s) before it";
+    schedule.push_back({ScheduleStep::Kind::HandOverTo, launch, nullptr, 0,
+                        conflicts, stream});
+  } else {
+    hostWait(pending, conflicts, launch);
+  }
   addHandedWork(pending.handedStreams, stream, launchAccesses);
 }
 
@@ -1755,6 +2079,11 @@ LogicalResult AsyncDependenceAnalysis::scheduleOnStream(gpu::OnStreamOp op,
   for (Block &block : op.getBody()) {
     PendingWork inner = pending;
     inner.handedStreams.clear();
+    // A block other than the entry block starts after the work the blocks
+    // before it may have handed to the stream (at a branch, see below).
+    if (!block.isEntryBlock())
+      addHandedWork(inner.handedStreams, op.getStream(),
+                    getHandedBefore(&block, accesses, opaque));
     inner.streamEntry = entry;
     open(inner, entry);
     record(inner, entry, everything, /*merge=*/true);
@@ -1773,6 +2102,16 @@ LogicalResult AsyncDependenceAnalysis::scheduleOnStream(gpu::OnStreamOp op,
              << " token(s) over to its stream";
       schedule.push_back(
           {ScheduleStep::Kind::HandOver, yield, nullptr, 0, tokens});
+      handsOver = true;
+      continue;
+    }
+    // A branch to another block of the body hands the block's work to the
+    // stream, which that block's work follows.
+    if (terminator && !tokens.empty()) {
+      LDBG() << "gpu.on_stream hands " << tokens.size()
+             << " token(s) over to its stream at a branch";
+      schedule.push_back({ScheduleStep::Kind::HandOverTo, terminator, nullptr,
+                          0, tokens, op.getStream()});
       handsOver = true;
       continue;
     }
@@ -1815,7 +2154,8 @@ LogicalResult AsyncDependenceAnalysis::scheduleOp(Operation *op,
       result = scheduleBranches(op, pending);
     // The work that the regions handed to streams stays pending.
     if (succeeded(result) && passesHandedWork(op))
-      collectHandedWork(op, accesses, opaque, pending.handedStreams);
+      collectHandedWork(op, accesses, opaque, pending.handedStreams,
+                        &movedOntoStreams);
     else if (succeeded(result))
       opaque.recordHandedWork(op, pending.handedStreams);
     return result;
@@ -1832,7 +2172,7 @@ LogicalResult AsyncDependenceAnalysis::scheduleBlock(Block &block,
   // In a loop, the work that earlier iterations handed to streams is pending.
   if (isa<scf::ForOp, scf::WhileOp>(block.getParentOp()))
     collectHandedWork(block.getParentOp(), accesses, opaque,
-                      pending.handedStreams);
+                      pending.handedStreams, &movedOntoStreams);
   for (Operation &op : block) {
     if (&op == &block.back() && isTerminator(&op)) {
       // The end of an automatic allocation scope (an scf.for iteration) frees
@@ -1841,18 +2181,17 @@ LogicalResult AsyncDependenceAnalysis::scheduleBlock(Block &block,
       if (!freed.empty())
         scheduleHostOp(&op, freed, pending);
       // Work handed to a stream is left to the stream's owner where the
-      // function returns, to the stream itself at an exit of a gpu.on_stream
-      // body on that stream, and to the parent op where control returns to
-      // an SCF op or the next iteration (see keepsHandedWork); at any other
-      // end of a block, a branch to another block of a body included, the
-      // host waits for it.
+      // function returns, to the stream itself at the end of a block of a
+      // gpu.on_stream body on that stream (at a branch, the next block's work
+      // follows it, see scheduleOnStream), and to the parent op where control
+      // returns to an SCF op or the next iteration (see keepsHandedWork); at
+      // any other end of a block, the host waits for it.
       if (!(op.hasTrait<OpTrait::ReturnLike>() &&
             isa<FunctionOpInterface>(op.getParentOp())) &&
           !keepsHandedWork(&block)) {
         auto onStreamOp = dyn_cast<gpu::OnStreamOp>(op.getParentOp());
-        bool exits = onStreamOp && isa<gpu::OnStreamYieldOp>(op);
         waitForHandedStreams(pending, &op, getEverything(),
-                             exits ? onStreamOp.getStream() : Value());
+                             onStreamOp ? onStreamOp.getStream() : Value());
       } else if (keepsHandedWork(&block)) {
         waitForStreamsDefinedIn(pending, &op, block.getParentOp());
       }
@@ -1899,6 +2238,15 @@ private:
     Operation *replacement = replacements.lookup(op);
     return replacement ? replacement : op;
   }
+  /// The value that replaced `value` (a result of a region op), or `value`.
+  Value getCurrent(Value value) const {
+    while (Value replacement = replacedValues.lookup(value))
+      value = replacement;
+    return value;
+  }
+  /// Replaces region op `op` with `newOp`, whose first results replace its
+  /// results.
+  void replaceRegionOp(Operation *op, Operation *newOp);
   void addResult(Operation *op);
   /// Recreates `loop` (scf.for or scf.while) with a token iter_arg
   /// initialized with the join of `tokens`, which each region passes on
@@ -1908,6 +2256,9 @@ private:
   IRRewriter rewriter;
   DenseMap<TokenNode, Value> values;
   DenseMap<Operation *, Operation *> replacements;
+  /// The results of the replaced ops (never dereferenced) and their
+  /// replacements: a stream that a later step names may be one of them.
+  DenseMap<Value, Value> replacedValues;
 };
 } // namespace
 
@@ -1925,6 +2276,13 @@ Value AsyncScheduleRewriter::join(Location loc, ArrayRef<TokenNode> tokens) {
     return values.lookup(tokens.front());
   return createWaitOp(rewriter, loc, rewriter.getType<gpu::AsyncTokenType>(),
                       getValues(tokens));
+}
+
+void AsyncScheduleRewriter::replaceRegionOp(Operation *op, Operation *newOp) {
+  for (auto [from, to] : llvm::zip(op->getResults(), newOp->getResults()))
+    replacedValues[from] = to;
+  rewriter.replaceOp(op, newOp->getResults().take_front(op->getNumResults()));
+  replacements[op] = newOp;
 }
 
 void AsyncScheduleRewriter::addResult(Operation *op) {
@@ -1948,8 +2306,7 @@ void AsyncScheduleRewriter::addResult(Operation *op) {
                                rewriter.getType<gpu::AsyncTokenType>(), {});
     scf::YieldOp::create(rewriter, op->getLoc(), token);
   }
-  rewriter.replaceOp(op, newOp->getResults().drop_back());
-  replacements[op] = newOp;
+  replaceRegionOp(op, newOp);
   values[TokenNode(op, TokenKind::Result)] = newOp->getResults().back();
 }
 
@@ -1980,8 +2337,7 @@ void AsyncScheduleRewriter::carryIntoLoop(Operation *loop,
     Operation *terminator = block.getTerminator();
     terminator->insertOperands(terminator->getNumOperands(), arguments.back());
   }
-  rewriter.replaceOp(loop, newLoop->getResults().drop_back());
-  replacements[loop] = newLoop;
+  replaceRegionOp(loop, newLoop);
   values[TokenNode(loop, TokenKind::Carried)] = arguments.front();
   if (isa<scf::WhileOp>(loop))
     values[TokenNode(loop, TokenKind::Forwarded)] = arguments.back();
@@ -2006,6 +2362,12 @@ void AsyncScheduleRewriter::apply(ArrayRef<ScheduleStep> schedule) {
         break;
       }
       auto asyncOp = cast<gpu::AsyncOpInterface>(step.op);
+      if (step.stream) {
+        // No later step names the op's token: the stream took it over.
+        moveOntoStream(rewriter, asyncOp, getCurrent(step.stream),
+                       getValues(step.tokens));
+        break;
+      }
       Operation *newOp = makeAsync(rewriter, asyncOp, getValues(step.tokens));
       values[opToken(step.op)] =
           cast<gpu::AsyncOpInterface>(newOp).getAsyncToken();
@@ -2046,6 +2408,11 @@ void AsyncScheduleRewriter::apply(ArrayRef<ScheduleStep> schedule) {
     case ScheduleStep::Kind::HandOver:
       cast<gpu::OnStreamYieldOp>(step.op).getAsyncDependenciesMutable().append(
           getValues(step.tokens));
+      break;
+    case ScheduleStep::Kind::HandOverTo:
+      rewriter.setInsertionPoint(step.op);
+      createStreamHandOver(rewriter, getCurrent(step.stream),
+                           getValues(step.tokens), step.op->getLoc());
       break;
     case ScheduleStep::Kind::StreamHostWait:
       break;
