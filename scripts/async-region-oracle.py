@@ -215,7 +215,10 @@ programs on a caller's stream get one from @main (mgpuStreamCreate,
 synchronized after each call, destroyed at the end, declared as llvm.func).
 Such a program whose lowered function (and the functions it calls) neither
 synchronizes the host nor allocates or frees device memory without a stream
-(with one, the wrappers do it in stream order) is capturable: it
+(with one, the wrappers do it in stream order), and whose GPU work after the
+pass is all in gpu.on_stream bodies or launched on a stream (work outside
+runs on a stream the function makes, see outside_token_work), is
+capturable: it
 is called once more, for its first assignment, while @main captures the
 stream into a graph (mgpuStreamBeginCapture/EndCapture, the pools filled
 ahead by mgpuStreamPoolReserve/mgpuEventPoolReserve), and the graph is
@@ -2190,12 +2193,41 @@ def distinct_executes(text):
     return "\n".join(lines)
 
 
+def outside_token_work(text):
+    """The names of the functions of `text` (the pass's output, in generic
+    form) with GPU work outside gpu.on_stream bodies: an op with a token
+    result there runs on a stream the function makes, not forked from the
+    caller's, which a capture of the caller's stream leaves out."""
+    names = set()
+    stack = []  # per open region: whether it is a gpu.on_stream body
+    function = None
+    for line in text.splitlines():
+        stripped = line.strip()
+        match = re.match(r'"func\.func"\(\).*sym_name = "([\w$.]+)"', stripped)
+        if match:
+            function = match.group(1)
+        if stripped.startswith("})"):
+            stack.pop()
+        op = re.match(r'(%[\w]+(?::\d+)? = )?"([\w.]+)"', stripped)
+        name = op.group(2) if op else ""
+        # An op with results (a token among them) outside the bodies.
+        if (function and not any(stack) and op and op.group(1) and
+                name.startswith("gpu.") and name != "gpu.on_stream"):
+            names.add(function)
+        if stripped.endswith("({"):
+            stack.append(name == "gpu.on_stream")
+    return names
+
+
 def lower_checked(programs, args, captured=()):
     """Runs the pass on `programs` and lowers its output for the checking
-    runtime. Returns (ok, lowered module, mlir-runner options, message)."""
+    runtime. Returns (ok, lowered module, mlir-runner options, message,
+    the names of the functions with GPU work outside gpu.on_stream bodies:
+    see outside_token_work)."""
     ok, out, msg = transform(programs, args, captured=captured)
     if not ok:
-        return False, "", [], msg
+        return False, "", [], msg, set()
+    outside = outside_token_work(out)
     if '"async.execute"' in out:
         # Keep the CSE of -gpu-lower-to-nvvm-pipeline from merging
         # async.execute ops (see distinct_executes).
@@ -2206,7 +2238,7 @@ def lower_checked(programs, args, captured=()):
         [MLIR_OPT, *linalg, "-gpu-lower-to-nvvm-pipeline=cubin-format=isa"],
         out)
     if not ok:
-        return False, "", [], f"lowering failed: {msg}"
+        return False, "", [], f"lowering failed: {msg}", outside
     options = []
     if '"async.' in out:
         # async.execute bodies become coroutines run by the async runtime
@@ -2215,18 +2247,19 @@ def lower_checked(programs, args, captured=()):
         # not survive mlir-runner's default optimization.
         ok, lowered, msg = tool([MLIR_OPT, *ASYNC_LOWERING], lowered)
         if not ok:
-            return False, "", [], f"lowering async failed: {msg}"
+            return False, "", [], f"lowering async failed: {msg}", outside
         options = ["-O0", f"--shared-libs={async_runtime()}"]
-    return True, lowered, options, ""
+    return True, lowered, options, "", outside
 
 
-def capturable_programs(programs, lowered):
+def capturable_programs(programs, lowered, outside=()):
     """The indices of the programs on a caller's stream whose lowered
     function, and each function it calls, calls no runtime function that a
     capture forbids (CAPTURE_FORBIDDEN; CAPTURE_STREAM_OPERAND with a null
     stream, or at all in a program not written to be captured, which may
     keep memory it allocates) and no host function other than
-    CAPTURE_HOST_CALLS."""
+    CAPTURE_HOST_CALLS, and whose function has no GPU work outside
+    gpu.on_stream bodies (`outside`, see outside_token_work)."""
     bodies = {}
     for part in re.split(r"\n  (?=llvm\.func )", lowered):
         match = re.match(r"llvm\.func (?:\w+ )*@([\w$.]+)\(", part)
@@ -2258,6 +2291,7 @@ def capturable_programs(programs, lowered):
     # A capture of %stream leaves out the work on a second stream.
     return {p.index for p in programs
             if p.stream and not p.two_streams and
+            f"p{p.index}" not in outside and
             capturable(f"p{p.index}", p.capture_clean)}
 
 
@@ -2267,10 +2301,10 @@ def run_checked(programs, args):
     (see capturable_programs). Returns (ok, (exit status, violations,
     streams created, programs captured) or None, message)."""
     runner = os.path.join(LLVM_PREFIX, "bin", "mlir-runner")
-    ok, lowered, options, msg = lower_checked(programs, args)
+    ok, lowered, options, msg, outside = lower_checked(programs, args)
     if not ok:
         return False, None, msg
-    captured = capturable_programs(programs, lowered)
+    captured = capturable_programs(programs, lowered, outside)
     # A program written to be captured (capture_clean) that the host
     # synchronizes or allocates device memory for is a failure.
     uncapturable = [p for p in programs if p.capture_clean
@@ -2279,7 +2313,7 @@ def run_checked(programs, args):
         return False, None, ("not capturable (written to be captured): " +
                              ", ".join(f"@p{p.index}" for p in uncapturable))
     if captured:
-        ok, lowered, options, msg = lower_checked(programs, args, captured)
+        ok, lowered, options, msg, _ = lower_checked(programs, args, captured)
         if not ok:
             return False, None, msg
     try:
