@@ -392,6 +392,42 @@ module attributes {gpu.container_module} {
     }
     return
   }
+
+  // A launch on a stream that an scf.for carries, after token work it may
+  // conflict with and after another loop that carries a token: the stream
+  // that takes the token work is the stream loop's result, recreated with
+  // its token result (dependence mode).
+  // CHECK-LABEL: func @stream_loop_after_loop
+  // CHECK:         %[[SR:.*]]:2 = scf.for {{.*}} -> (!llvm.ptr, !gpu.async.token)
+  // CHECK:         gpu.on_stream <%[[SR]]#0 : !llvm.ptr> {
+  // CHECK-NEXT:    ^bb0(%{{.*}}: !gpu.async.token):
+  // CHECK-NEXT:      gpu.on_stream.yield [%{{.*}}]
+  // CHECK-NEXT:    }
+  // CHECK-NEXT:    gpu.launch_func <%[[SR]]#0 : !llvm.ptr>
+  // CHAIN-LABEL: func @stream_loop_after_loop
+  // CHAIN:         %[[SR:[0-9]+]] = scf.for {{.*}} -> (!llvm.ptr)
+  // CHAIN:         gpu.launch_func <%[[SR]] : !llvm.ptr>
+  func.func @stream_loop_after_loop(%s : !llvm.ptr, %s2 : !llvm.ptr,
+                                    %a : memref<16xf32> {llvm.noalias},
+                                    %b : memref<16xf32> {llvm.noalias},
+                                    %p : i1) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c3 = arith.constant 3 : index
+    %r:2 = scf.for %i = %c0 to %c3 step %c1 iter_args(%x = %a, %y = %b) -> (memref<16xf32>, memref<16xf32>) {
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%x : memref<16xf32>)
+      scf.yield %y, %x : memref<16xf32>, memref<16xf32>
+    }
+    gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%r#1 : memref<16xf32>)
+    %sr = scf.for %i = %c0 to %c3 step %c1 iter_args(%sx = %s) -> (!llvm.ptr) {
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%r#0 : memref<16xf32>)
+      gpu.launch_func <%sx : !llvm.ptr> @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%r#0 : memref<16xf32>)
+      %sy = arith.select %p, %s2, %sx : !llvm.ptr
+      scf.yield %sy : !llvm.ptr
+    }
+    gpu.launch_func <%sr : !llvm.ptr> @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%r#1 : memref<16xf32>)
+    return
+  }
 }
 
 // -----

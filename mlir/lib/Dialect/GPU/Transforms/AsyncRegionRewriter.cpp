@@ -2238,11 +2238,13 @@ private:
     Operation *replacement = replacements.lookup(op);
     return replacement ? replacement : op;
   }
-  /// The value that replaced `value` (a result of a region op), or `value`.
+  /// The value that replaced `value`, a value of the IR before the rewrite
+  /// (a result of a region op), or `value`. Each op is replaced once; a
+  /// replacement is not looked up again (a new op may reuse the memory of
+  /// an erased one, and with it the keys of its results).
   Value getCurrent(Value value) const {
-    while (Value replacement = replacedValues.lookup(value))
-      value = replacement;
-    return value;
+    Value replacement = replacedValues.lookup(value);
+    return replacement ? replacement : value;
   }
   /// Replaces region op `op` with `newOp`, whose first results replace its
   /// results.
