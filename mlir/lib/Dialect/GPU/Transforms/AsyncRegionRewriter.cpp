@@ -1945,8 +1945,8 @@ void AsyncDependenceAnalysis::scheduleStreamLaunch(gpu::LaunchFuncOp launch,
   SmallVector<TokenNode> conflicts = getConflicts(pending, launchAccesses);
   if (pending.streamEntry && getEnclosingStream(launch) == stream)
     llvm::erase(conflicts, *pending.streamEntry);
-  dropImplied(conflicts);
   if (!conflicts.empty() && canWaitForStream(stream)) {
+    dropImplied(conflicts);
     LDBG() << "the launch's stream takes over " << conflicts.size()
            << " token(s) before it";
     schedule.push_back({ScheduleStep::Kind::HandOverTo, launch, nullptr, 0,
