@@ -522,12 +522,7 @@ static MemoryAccesses getHandedAccesses(gpu::OnStreamOp op,
                                         OpaqueStreamUsers &opaque) {
   if (opaque.mayHandOverWorkIn(op))
     return getEverything();
-  MemoryAccesses result;
-  op.getBody().walk([&](Operation *nested) {
-    if (isHandedOverWork(nested))
-      result.append(accesses.getGpuAccesses(nested));
-  });
-  return result;
+  return getHandedOverWork(accesses, op);
 }
 
 /// Returns the work that the blocks of a gpu.on_stream body from which
@@ -717,6 +712,25 @@ static bool needBody(ArrayRef<Operation *> ops, Value stream) {
   });
 }
 
+/// Moves the ops but the terminator of each block of `op`, an op nested in a
+/// gpu.on_stream body on `stream`, into a gpu.on_stream on `stream` of their
+/// own where they need one (see needBody), and appends the new ops to
+/// `worklist`. The values they define that are used after them (none may be
+/// token-like, see getEscapingValues) become its results.
+static void wrapBlocksInOnStream(OpBuilder &builder, Value stream,
+                                 Operation *op,
+                                 SmallVectorImpl<gpu::OnStreamOp> &worklist) {
+  for (Region &region : op->getRegions()) {
+    for (Block &block : region) {
+      SmallVector<Operation *> ops = getOpsButTerminator(block);
+      if (!needBody(ops, stream))
+        continue;
+      SmallVector<Value> values = *getEscapingValues(ops);
+      worklist.push_back(wrapInOnStream(builder, stream, ops, values));
+    }
+  }
+}
+
 /// Returns the memory that `op` and the ops nested in it access as GPU work
 /// that this pass makes async.
 static MemoryAccesses getAsyncWorkAccesses(GpuAccessAnalysis &accesses,
@@ -796,15 +810,7 @@ static void wrapScfBlocks(gpu::OnStreamOp onStreamOp,
                                   holds(op, isLaunchOnStream))))) {
         LDBG() << "the blocks of an SCF op in a body of several blocks go "
                   "on the body's stream";
-        for (Region &region : op->getRegions()) {
-          for (Block &nested : region) {
-            SmallVector<Operation *> ops = getOpsButTerminator(nested);
-            if (!needBody(ops, stream))
-              continue;
-            SmallVector<Value> values = *getEscapingValues(ops);
-            worklist.push_back(wrapInOnStream(builder, stream, ops, values));
-          }
-        }
+        wrapBlocksInOnStream(builder, stream, op, worklist);
       }
       earlier.append(opWork);
     }
@@ -942,15 +948,7 @@ static void splitOnStreamBody(gpu::OnStreamOp onStreamOp,
       break;
     Operation *splitPoint = splitPoints[index];
     splitPoint->moveBefore(onStreamOp);
-    for (Region &nested : splitPoint->getRegions()) {
-      for (Block &block : nested) {
-        SmallVector<Operation *> ops = getOpsButTerminator(block);
-        if (!needBody(ops, stream))
-          continue;
-        SmallVector<Value> values = *getEscapingValues(ops);
-        worklist.push_back(wrapInOnStream(builder, stream, ops, values));
-      }
-    }
+    wrapBlocksInOnStream(builder, stream, splitPoint, worklist);
   }
   // The op's results are now those of its last piece, or the values its
   // terminator yields if the last run moved out.
