@@ -63,7 +63,8 @@ execute_region and async.execute bodies):
             the region, none, a host load of an argument, a kernel on one,
             or a launch on %stream (then maybe a host load); launches on
             %stream and calls of @launch_on(%stream, buffer), which launches
-            on it and returns, among the statements too (in loops and
+            on it and returns, or of @launch_via(buffer, %stream), which
+            passes it on to @launch_on, among the statements too (in loops and
             branches with --control-flow; not in async.execute bodies). The
             region and the launches hand their work to the stream, the host
             does not wait for it at the return; the pass's input is read in
@@ -74,10 +75,10 @@ execute_region and async.execute bodies):
             allocates it, no call; nothing or a launch on %stream after
             it), which --run then captures; a quarter are launchers, as
             frontends emit them: no region, all GPU work launched on
-            %stream (runs of 2-3 launches among them). Three in ten of
-            those not written to be captured have a second caller's
-            stream, %stream2: launches, regions and calls of @launch_on on
-            it (once it is used as a stream), a stream chosen by an i1
+            %stream (runs of 2-3 launches among them) or by calls. Three in
+            ten of those not written to be captured have a second caller's
+            stream, %stream2: launches, regions and calls of @launch_on and
+            @launch_via on it (maybe its only use), a stream chosen by an i1
             (arith.select of the two), and loops that carry streams
             through iter_args (the two swapped each iteration, or one
             replaced by %stream2 in the second), with work on them in the
@@ -422,7 +423,6 @@ CAPTURE_HOST_CALLS = {"malloc", "free", "aligned_alloc"}
 # it (a launcher may then use %stream only as a call operand, and the pass
 # does not take a pointer it does not use as a stream for one).
 LAUNCHER_EXCLUDED = ["launch", "memcpy", "memset", "gpu_alloc", "sparse",
-                     "stream_call",
                      "async", "await", "pointer_launch", "opaque_launch",
                      "barrier_launch", "linalg_launch", "linalg_host",
                      "shape_call", "alloca", "blocks"]
@@ -431,17 +431,26 @@ CAPTURE_EXCLUDED = ["load", "store", "host_alloc", "call",
                     "await", "linalg_host"]
 
 # A function that gets a caller's stream and launches on it, leaving the
-# work on the stream when it returns (the pass does not look into callees).
+# work on the stream when it returns, and one that passes it on to that one
+# (the pass, run on the module, finds their stream arguments first).
 STREAM_FUNCTIONS = f"""  func.func private @launch_on(%s : !llvm.ptr, %m : {MEMREF}) {{
     %c1 = arith.constant 1 : index
     gpu.launch_func <%s : !llvm.ptr> @kernels::@k{len(KERNELS) - 1} blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%m : {MEMREF}, %m : {MEMREF})
     return
   }}
+  func.func private @launch_via(%m : {MEMREF}, %s : !llvm.ptr) {{
+    func.call @launch_on(%s, %m) : (!llvm.ptr, {MEMREF}) -> ()
+    return
+  }}
 """
 
 
-def stream_call_text(buffer, stream="%stream"):
-    """A call that hands a caller's stream to @launch_on with `buffer`."""
+def stream_call_text(buffer, stream="%stream", via=False):
+    """A call that hands a caller's stream to @launch_on with `buffer`, or
+    to @launch_via, which passes it on to @launch_on."""
+    if via:
+        return (f"func.call @launch_via({buffer}, {stream}) : "
+                f"({MEMREF}, !llvm.ptr) -> ()")
     return (f"func.call @launch_on({stream}, {buffer}) : "
             f"(!llvm.ptr, {MEMREF}) -> ()")
 
@@ -583,7 +592,6 @@ class Program:
         self.capture_clean = False
         self.launcher = False
         self.two_streams = False
-        self.stream2_known = False
         self.caller_work = False
         self.boundaries = []
         # Pointers made from buffers: (buffer, "i64"/"ptr") -> value.
@@ -694,7 +702,8 @@ class Program:
             a, b = self.device_buffer(), self.device_buffer()
             self.op(stream_launch_text(k, a, b))
         elif kind == "stream_call":
-            self.op(stream_call_text(self.device_buffer()))
+            self.op(stream_call_text(self.device_buffer(),
+                                     via=rng.random() < 0.3))
         elif kind == "memcpy":
             dst, src = self.any_buffer(), self.any_buffer()
             if dst == src:
@@ -1691,36 +1700,30 @@ class ControlFlowProgram(Program):
         count = len(self.lines)
         self.gen_launch(scope,
                         lambda k, a, b: stream_launch_text(k, a, b, stream))
-        made = len(self.lines) > count
-        self.stream2_known |= made and stream == "%stream2"
-        return made
+        return len(self.lines) > count
 
     def gen_stream2_region(self, scope, stream="%stream2"):
         t = f"%t{self.fresh()[2:]}"
         self.region_op(scope, [f"gpu.on_stream <{stream} : !llvm.ptr> {{",
                                f"^bb0({t}: !gpu.async.token):"],
                        "gpu.on_stream.yield")
-        self.stream2_known |= stream == "%stream2"
 
     def stream_work(self, scope, stream):
         """GPU work on `stream`, a value that may name either caller's
         stream: a launch, a region (not in launchers) or 2-3 launches, then
-        sometimes a call that hands it to @launch_on (once it is used as a
-        stream: the pass takes only such a pointer for one)."""
+        sometimes a call that hands it to @launch_on or @launch_via."""
         rng = self.rng
         kind = rng.choice(["launch", "launches"] +
                           ["region"] * (not self.launcher and
                                         scope.depth < self.MAX_DEPTH))
         if kind == "region":
             self.gen_stream2_region(scope, stream)
-            used = True
         else:
-            used = False
             for _ in range(1 if kind == "launch" else rng.randint(2, 3)):
-                used |= self.gen_stream_launch(scope, stream)
+                self.gen_stream_launch(scope, stream)
         b = scope.pick(rng, dev=True, write=True)
-        if used and b and not self.launcher and rng.random() < 0.3:
-            self.op(stream_call_text(b.name, stream))
+        if b and rng.random() < 0.3:
+            self.op(stream_call_text(b.name, stream, via=rng.random() < 0.3))
 
     def gen_stream_select(self, scope):
         """A stream chosen at run time: %stream or %stream2 by an i1, and
@@ -1777,13 +1780,13 @@ class ControlFlowProgram(Program):
             self.gen_stream_launch(scope, stream)
 
     def gen_stream_call(self, scope):
-        """A call that hands %stream, or %stream2 once the function uses it
-        as a stream (the pass takes only such a pointer for one), to
-        @launch_on."""
+        """A call that hands %stream or %stream2 to @launch_on or
+        @launch_via: the function may use no other op on that stream."""
         b = scope.pick(self.rng, dev=True, write=True)
-        stream = self.pick_stream() if self.stream2_known else "%stream"
+        stream = self.pick_stream()
         if b:
-            self.op(stream_call_text(b.name, stream))
+            self.op(stream_call_text(b.name, stream,
+                                     via=self.rng.random() < 0.3))
 
     def gen_memcpy(self, scope):
         dst = scope.pick(self.rng, write=True)
@@ -2086,7 +2089,7 @@ SHAPE_FUNCTIONS = f"""  func.func private @kick(%m : {MEMREF}) {{
 """
 
 
-def module_text(programs, control_flow, shapes=(), captured=()):
+def module_text(programs, control_flow, shapes=(), captured=(), main=True):
     kernels = "".join(kernel_text(i, e) for i, e in enumerate(KERNELS))
     if shapes:
         kernels += shape_kernels_text(shapes)
@@ -2098,7 +2101,7 @@ def module_text(programs, control_flow, shapes=(), captured=()):
             (HOST_FUNCTIONS if control_flow else "") +
             (SHAPE_FUNCTIONS if control_flow and shapes else "") +
             "".join(p.text() for p in programs) +
-            main_function(programs, captured) +
+            (main_function(programs, captured) if main else "") +
             "}\n")
 
 
@@ -2126,13 +2129,13 @@ def canonicalize(args):
     return ["-canonicalize"] if args.canonicalize else []
 
 
-def transform(programs, args, opt=None, pass_args=None, captured=()):
-    """Runs the pass on a module of `programs` (whose @main captures those
-    in `captured`) and verifies its output again (with `opt` and
-    `pass_args`: another mlir-opt, e.g. upstream's, and its pipeline).
-    Returns (ok, generic output, message)."""
+def transform(programs, args, opt=None, pass_args=None):
+    """Runs the pass on a module of `programs` and verifies its output again
+    (with `opt` and `pass_args`: another mlir-opt, e.g. upstream's, and its
+    pipeline). The module has no @main (see with_main). Returns (ok, generic
+    output, message)."""
     opt = opt or MLIR_OPT
-    text = module_text(programs, args.control_flow, args.shapes, captured)
+    text = module_text(programs, args.control_flow, args.shapes, main=False)
     ok, out, msg = tool([opt, *canonicalize(args),
                          *(pass_args or args.pass_args).split(),
                          "-mlir-print-op-generic"], text)
@@ -2142,6 +2145,17 @@ def transform(programs, args, opt=None, pass_args=None, captured=()):
     if not ok:
         return False, "", f"the output does not verify: {vmsg}"
     return True, out, msg
+
+
+def with_main(out, programs, captured=()):
+    """Adds @main (see main_function) to the pass's output `out`, a module in
+    generic form. @main is the programs' caller: it synchronizes and captures
+    the caller's streams itself, with runtime calls, and the pass does not see
+    it. (Run on the module, the pass takes a pointer that @main passes to a
+    program that uses it as a stream for a stream of @main, and makes the host
+    wait for it before those calls.)"""
+    end = out.rstrip().rindex("\n")
+    return out[:end + 1] + main_function(programs, captured) + out[end + 1:]
 
 
 def bisect(programs, attempt, state):
@@ -2224,10 +2238,11 @@ def lower_checked(programs, args, captured=()):
     runtime. Returns (ok, lowered module, mlir-runner options, message,
     the names of the functions with GPU work outside gpu.on_stream bodies:
     see outside_token_work)."""
-    ok, out, msg = transform(programs, args, captured=captured)
+    ok, out, msg = transform(programs, args)
     if not ok:
         return False, "", [], msg, set()
     outside = outside_token_work(out)
+    out = with_main(out, programs, captured)
     if '"async.execute"' in out:
         # Keep the CSE of -gpu-lower-to-nvvm-pipeline from merging
         # async.execute ops (see distinct_executes).

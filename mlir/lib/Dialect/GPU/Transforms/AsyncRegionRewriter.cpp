@@ -23,12 +23,17 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/Threading.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Support/LLVM.h"
+#include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/PointerIntPair.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/DebugLog.h"
@@ -45,6 +50,8 @@ using gpu::GpuAccessAnalysis;
 using gpu::MemoryAccesses;
 
 namespace {
+class StreamArguments;
+
 class GpuAsyncRegionPass
     : public impl::GpuAsyncRegionPassBase<GpuAsyncRegionPass> {
   using Base::Base;
@@ -52,6 +59,8 @@ class GpuAsyncRegionPass
   struct DeferWaitCallback;
   struct SingleTokenUseCallback;
   void runOnOperation() override;
+  LogicalResult runOnFunction(func::FuncOp function,
+                              const StreamArguments *streamArguments);
 };
 } // namespace
 
@@ -445,24 +454,162 @@ static bool isDefinedIn(Value value, Operation *scope) {
   return scope->isAncestor(value.getParentBlock()->getParentOp());
 }
 
+/// Returns the values that may flow into `value` where control reaches its
+/// definition: the operands of a select, the values that branches, region
+/// entries and region exits pass to a block argument or to a result of a
+/// RegionBranchOpInterface op. Empty for other values.
+static SmallVector<Value> getIncomingValues(Value value) {
+  if (auto select = value.getDefiningOp<SelectLikeOpInterface>())
+    return {select.getTrueValue(), select.getFalseValue()};
+  SmallVector<Value> incoming;
+  // The values passed to `value` as an input of `successor`, if it is one.
+  auto addPredecessorValues = [&](RegionBranchOpInterface op,
+                                  RegionSuccessor successor) {
+    ValueRange inputs = op.getSuccessorInputs(successor);
+    auto it = llvm::find(inputs, value);
+    if (it != inputs.end())
+      op.getPredecessorValues(successor, it - inputs.begin(), incoming);
+  };
+  if (auto result = dyn_cast<OpResult>(value)) {
+    if (auto op = dyn_cast<RegionBranchOpInterface>(result.getOwner()))
+      addPredecessorValues(op, RegionSuccessor(op.getOperation()));
+    return incoming;
+  }
+  auto argument = cast<BlockArgument>(value);
+  Block *block = argument.getOwner();
+  if (block->isEntryBlock()) {
+    if (auto op = dyn_cast<RegionBranchOpInterface>(block->getParentOp()))
+      addPredecessorValues(op, RegionSuccessor(block->getParent()));
+    return incoming;
+  }
+  for (auto it = block->pred_begin(); it != block->pred_end(); ++it) {
+    auto branch = dyn_cast<BranchOpInterface>((*it)->getTerminator());
+    if (!branch)
+      continue;
+    SuccessorOperands operands =
+        branch.getSuccessorOperands(it.getSuccessorIndex());
+    if (Value operand = operands[argument.getArgNumber()])
+      incoming.push_back(operand);
+  }
+  return incoming;
+}
+
+namespace {
+/// The arguments that the functions of a symbol table use as streams: as the
+/// stream of a gpu.on_stream or of a launch, or passed on as such an argument
+/// of a function of the table, directly or through selects, branches and the
+/// arguments and results of region ops (see getIncomingValues). Computed
+/// before any function is rewritten, and looked up by the name of a call's
+/// callee alone: the pass on one function reads no other.
+class StreamArguments {
+public:
+  explicit StreamArguments(Operation *symbolTable) {
+    struct FunctionUses {
+      func::FuncOp function;
+      SmallVector<Value> streams;
+      SmallVector<CallOpInterface> calls;
+    };
+    SmallVector<FunctionUses> functions;
+    for (Region &region : symbolTable->getRegions()) {
+      for (auto function : region.getOps<func::FuncOp>()) {
+        if (function.isExternal())
+          continue;
+        FunctionUses &uses = functions.emplace_back();
+        uses.function = function;
+        arguments[function.getSymNameAttr()].resize(function.getNumArguments());
+        function.walk([&](Operation *op) {
+          auto onStreamOp = dyn_cast<gpu::OnStreamOp>(op);
+          if (Value stream =
+                  onStreamOp ? onStreamOp.getStream() : getLaunchStream(op))
+            uses.streams.push_back(stream);
+          else if (auto call = dyn_cast<CallOpInterface>(op))
+            uses.calls.push_back(call);
+        });
+      }
+    }
+    // A value passed on as a stream is one: iterate to a fixed point.
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (FunctionUses &uses : functions) {
+        SmallVector<Value> streams = uses.streams;
+        for (CallOpInterface call : uses.calls)
+          llvm::append_range(streams, getStreamOperands(call));
+        llvm::BitVector &used = arguments[uses.function.getSymNameAttr()];
+        for (unsigned index : getArgumentSources(uses.function, streams)) {
+          changed |= !used.test(index);
+          used.set(index);
+        }
+      }
+    }
+  }
+
+  /// Returns the operands of `call` that its callee uses as streams: none
+  /// unless the callee is a function with a body in the symbol table.
+  SmallVector<Value> getStreamOperands(CallOpInterface call) const {
+    SmallVector<Value> streams;
+    auto callee = dyn_cast_if_present<FlatSymbolRefAttr>(
+        dyn_cast<SymbolRefAttr>(call.getCallableForCallee()));
+    auto it = callee ? arguments.find(callee.getAttr()) : arguments.end();
+    if (it == arguments.end())
+      return streams;
+    for (auto [index, operand] : llvm::enumerate(call.getArgOperands()))
+      if (index < it->second.size() && it->second.test(index))
+        streams.push_back(operand);
+    return streams;
+  }
+
+private:
+  /// Returns the indices of the arguments of `function` that may flow into
+  /// `values` (see getIncomingValues).
+  static SmallVector<unsigned> getArgumentSources(func::FuncOp function,
+                                                  ArrayRef<Value> values) {
+    SmallVector<unsigned> indices;
+    SmallVector<Value> worklist(values);
+    DenseSet<Value> visited;
+    while (!worklist.empty()) {
+      Value value = worklist.pop_back_val();
+      if (!visited.insert(value).second)
+        continue;
+      auto argument = dyn_cast<BlockArgument>(value);
+      if (argument && argument.getOwner() == &function.front())
+        indices.push_back(argument.getArgNumber());
+      else
+        llvm::append_range(worklist, getIncomingValues(value));
+    }
+    return indices;
+  }
+
+  DenseMap<StringAttr, llvm::BitVector> arguments;
+};
+} // namespace
+
 namespace {
 /// The streams of a function on which code that the pass cannot see may
-/// enqueue GPU work: the streams of its gpu.on_stream ops and of its launches
-/// on a stream, where the host can wait for them (LLVM pointers in address
-/// space 0). A call or another op of unknown effects that such a stream
-/// dominates may have launched work on it (a launcher that receives the
-/// stream, or finds it in memory) and left that work pending, as a function
-/// compiled by this pass does where it returns: the op hands work of unknown
-/// accesses to the stream.
+/// enqueue GPU work: the streams of its gpu.on_stream ops, of its launches on
+/// a stream and, with `streamArguments`, the operands of its calls that their
+/// callees use as streams, where the host can wait for them (LLVM pointers in
+/// address space 0). A call or another op of unknown effects that such a
+/// stream dominates may have launched work on it (a launcher that receives
+/// the stream, or finds it in memory) and left that work pending, as a
+/// function compiled by this pass does where it returns: the op hands work of
+/// unknown accesses to the stream.
 class OpaqueStreamUsers {
 public:
-  OpaqueStreamUsers(Operation *function, GpuAccessAnalysis &accesses)
+  OpaqueStreamUsers(Operation *function, GpuAccessAnalysis &accesses,
+                    const StreamArguments *streamArguments)
       : accesses(accesses), dominance(function) {
     function->walk([&](Operation *op) {
-      auto onStreamOp = dyn_cast<gpu::OnStreamOp>(op);
-      Value stream = onStreamOp ? onStreamOp.getStream() : getLaunchStream(op);
-      if (stream && canWaitForStream(stream))
-        streams.insert(stream);
+      SmallVector<Value> used;
+      auto call = dyn_cast<CallOpInterface>(op);
+      if (auto onStreamOp = dyn_cast<gpu::OnStreamOp>(op))
+        used.push_back(onStreamOp.getStream());
+      else if (Value stream = getLaunchStream(op))
+        used.push_back(stream);
+      else if (call && streamArguments)
+        used = streamArguments->getStreamOperands(call);
+      for (Value stream : used)
+        if (canWaitForStream(stream))
+          streams.insert(stream);
     });
   }
 
@@ -2726,37 +2873,71 @@ struct GpuAsyncRegionPass::SingleTokenUseCallback {
   }
 };
 
-// Replaces synchronous GPU ops in the op's region with asynchronous ones and
-// inserts the necessary synchronization (as gpu.wait ops). Assumes sequential
-// execution semantics and that no GPU ops are asynchronous yet.
-void GpuAsyncRegionPass::runOnOperation() {
+// Replaces synchronous GPU ops in the function's region with asynchronous ones
+// and inserts the necessary synchronization (as gpu.wait ops). Assumes
+// sequential execution semantics and that no GPU ops are asynchronous yet.
+// With `streamArguments`, the operands of calls that their callees use as
+// streams are streams of the function (see OpaqueStreamUsers).
+LogicalResult
+GpuAsyncRegionPass::runOnFunction(func::FuncOp function,
+                                  const StreamArguments *streamArguments) {
+  AliasAnalysis aliasAnalysis(function);
   // Let the dependence mode order launches on a stream by their accesses.
   if (maxStreams != 1)
-    wrapStreamLaunches(getOperation(), getAnalysis<AliasAnalysis>());
+    wrapStreamLaunches(function, aliasAnalysis);
   // Let the streams of gpu.on_stream ops order what the host would wait for
   // otherwise: split their bodies before the analyses see them.
-  splitOnStreamBodies(getOperation(), getAnalysis<AliasAnalysis>(),
-                      /*atScfOps=*/maxStreams == 1);
-  GpuAccessAnalysis accesses(getAnalysis<AliasAnalysis>());
-  OpaqueStreamUsers opaque(getOperation(), accesses);
+  splitOnStreamBodies(function, aliasAnalysis, /*atScfOps=*/maxStreams == 1);
+  GpuAccessAnalysis accesses(aliasAnalysis);
+  OpaqueStreamUsers opaque(function, accesses, streamArguments);
   if (maxStreams == 1) {
-    if (getOperation()
-            ->walk(ThreadTokenCallback(getContext(), accesses, opaque))
+    if (function->walk(ThreadTokenCallback(getContext(), accesses, opaque))
             .wasInterrupted())
-      return signalPassFailure();
+      return failure();
   } else {
     // Analyse first, then rewrite: the analysis sees the IR unchanged.
     AsyncDependenceAnalysis analysis(accesses, opaque, maxStreams);
-    if (failed(analysis.scheduleFunctionBody(getOperation().getBody())))
-      return signalPassFailure();
+    if (failed(analysis.scheduleFunctionBody(function.getBody())))
+      return failure();
     AsyncScheduleRewriter(&getContext()).apply(analysis.getSchedule());
   }
 
   // Collect gpu.wait ops that we can move out of async.execute regions.
   // The rewrite replaced ops: the waits moved out of bodies ask an analysis
   // of their own.
-  GpuAccessAnalysis deferAccesses(getAnalysis<AliasAnalysis>());
-  getOperation().getRegion().walk(DeferWaitCallback(deferAccesses));
+  GpuAccessAnalysis deferAccesses(aliasAnalysis);
+  function.getRegion().walk(DeferWaitCallback(deferAccesses));
   // Makes each !gpu.async.token returned from async.execute op have single use.
-  getOperation().getRegion().walk(SingleTokenUseCallback());
+  function.getRegion().walk(SingleTokenUseCallback());
+  return success();
+}
+
+void GpuAsyncRegionPass::runOnOperation() {
+  // On a function, the pass sees no callee: another function may be
+  // rewritten at the same time.
+  if (auto function = dyn_cast<func::FuncOp>(getOperation())) {
+    if (!function.isExternal() && failed(runOnFunction(function, nullptr)))
+      signalPassFailure();
+    return;
+  }
+  // On a symbol table, it finds the arguments that the functions use as
+  // streams before it rewrites any of them; then the rewrite of one function
+  // reads nothing of another, and they run in parallel.
+  StreamArguments streamArguments(getOperation());
+  SmallVector<func::FuncOp> functions;
+  for (Region &region : getOperation()->getRegions())
+    for (auto function : region.getOps<func::FuncOp>())
+      if (!function.isExternal())
+        functions.push_back(function);
+  // Report the diagnostics in the order of the functions.
+  ParallelDiagnosticHandler diagnostics(&getContext());
+  auto rewrite = [&](size_t index) {
+    diagnostics.setOrderIDForThread(index);
+    LogicalResult result = runOnFunction(functions[index], &streamArguments);
+    diagnostics.eraseOrderIDForThread();
+    return result;
+  };
+  if (failed(failableParallelForEach(
+          &getContext(), llvm::seq<size_t>(0, functions.size()), rewrite)))
+    signalPassFailure();
 }

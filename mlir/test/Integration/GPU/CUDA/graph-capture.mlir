@@ -3,7 +3,12 @@
 // and replayed 100 times; the results count every run. The times of 100
 // direct calls and of 100 replays are printed (seconds, then their ratio).
 //
-// RUN: mlir-opt %s -gpu-async-region="max-streams=0" \
+// The pass runs on each function: @main synchronizes and captures the
+// caller's stream itself. Run on the module, the pass would take that stream
+// for one of @main's (@main passes it to a function that uses it as one) and
+// make the host wait for it before those runtime calls.
+// RUN: mlir-opt %s \
+// RUN:   -pass-pipeline='builtin.module(func.func(gpu-async-region{max-streams=0}))' \
 // RUN: | mlir-opt -gpu-lower-to-nvvm-pipeline="cubin-format=%gpu_compilation_format" \
 // RUN: | mlir-runner \
 // RUN:   --shared-libs=%mlir_cuda_runtime \

@@ -7,7 +7,11 @@
 // and the replays would compute nothing. Each call adds 2 to a through the
 // scratch buffer; the graph is replayed 10 times after a is cleared.
 //
-// RUN: mlir-opt %s -gpu-async-region \
+// The pass runs on each function: @main synchronizes and captures the
+// caller's stream itself. Run on the module, the pass would take that stream
+// for one of @main's (@main passes it to a function that uses it as one) and
+// make the host wait for it before those runtime calls.
+// RUN: mlir-opt %s -pass-pipeline='builtin.module(func.func(gpu-async-region))' \
 // RUN: | mlir-opt -gpu-lower-to-nvvm-pipeline="cubin-format=%gpu_compilation_format" \
 // RUN: | mlir-runner \
 // RUN:   --shared-libs=%mlir_cuda_runtime \
@@ -15,7 +19,8 @@
 // RUN:   --shared-libs=%mlir_runner_utils \
 // RUN:   --entry-point-result=void \
 // RUN: | FileCheck %s
-// RUN: mlir-opt %s -gpu-async-region="max-streams=0" \
+// RUN: mlir-opt %s \
+// RUN:   -pass-pipeline='builtin.module(func.func(gpu-async-region{max-streams=0}))' \
 // RUN: | mlir-opt -gpu-lower-to-nvvm-pipeline="cubin-format=%gpu_compilation_format" \
 // RUN: | mlir-runner \
 // RUN:   --shared-libs=%mlir_cuda_runtime \

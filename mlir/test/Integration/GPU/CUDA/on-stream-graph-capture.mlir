@@ -9,7 +9,11 @@
 // synchronization inside the sequence, or work not joined back into %s,
 // breaks the capture and the replays compute nothing.
 //
-// RUN: mlir-opt %s -gpu-async-region \
+// The pass runs on each function: @main synchronizes and captures the
+// caller's stream itself. Run on the module, the pass would take that stream
+// for one of @main's (@main passes it to a function that uses it as one) and
+// make the host wait for it before those runtime calls.
+// RUN: mlir-opt %s -pass-pipeline='builtin.module(func.func(gpu-async-region))' \
 // RUN: | mlir-opt -gpu-lower-to-nvvm-pipeline="cubin-format=%gpu_compilation_format" \
 // RUN: | mlir-runner \
 // RUN:   --shared-libs=%mlir_cuda_runtime \
@@ -17,7 +21,8 @@
 // RUN:   --shared-libs=%mlir_runner_utils \
 // RUN:   --entry-point-result=void \
 // RUN: | FileCheck %s
-// RUN: mlir-opt %s -gpu-async-region="max-streams=0" \
+// RUN: mlir-opt %s \
+// RUN:   -pass-pipeline='builtin.module(func.func(gpu-async-region{max-streams=0}))' \
 // RUN: | mlir-opt -gpu-lower-to-nvvm-pipeline="cubin-format=%gpu_compilation_format" \
 // RUN: | mlir-runner \
 // RUN:   --shared-libs=%mlir_cuda_runtime \

@@ -7,7 +7,11 @@
 // capture mode finds 0 violations.
 
 // REQUIRES: host-supports-nvptx
-// RUN: mlir-opt %s -gpu-async-region \
+// The pass runs on each function: @main synchronizes and captures the
+// caller's stream itself. Run on the module, the pass would take that stream
+// for one of @main's (@main passes it to a function that uses it as one) and
+// make the host wait for it before those runtime calls.
+// RUN: mlir-opt %s -pass-pipeline='builtin.module(func.func(gpu-async-region))' \
 // RUN: | mlir-opt -gpu-lower-to-nvvm-pipeline="cubin-format=isa" > %t.mlir
 // RUN: FileCheck %s --input-file=%t.mlir --check-prefix=LOWERED
 // RUN: mlir-runner %t.mlir --entry-point-result=void \

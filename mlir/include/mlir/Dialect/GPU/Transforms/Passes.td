@@ -62,7 +62,7 @@ def GpuResolveConditionalExecutionPass
   }];
 }
 
-def GpuAsyncRegionPass : Pass<"gpu-async-region", "func::FuncOp"> {
+def GpuAsyncRegionPass : Pass<"gpu-async-region"> {
   let summary = "Make GPU ops async";
   let description = [{
     Makes the GPU ops of each block asynchronous (`gpu.launch_func async`,
@@ -172,7 +172,15 @@ def GpuAsyncRegionPass : Pass<"gpu-async-region", "func::FuncOp"> {
     (of its `gpu.on_stream` ops and launches) that dominates it, and left it
     pending: it hands work of unknown accesses to that stream. A pointer
     that the function does not use as a stream is not known to be one, and
-    the host does not wait for it.
+    the host does not wait for it, unless the pass runs on the symbol table
+    that holds the function (as `-gpu-async-region` on the command line
+    does, on the module): the pass then first finds the arguments that the
+    functions with a body use as streams (as above, or passed on as such an
+    argument, directly or through selects, branches and region ops' block
+    arguments and results), and an operand that a call passes to such an
+    argument is a stream of the calling function; it then rewrites the
+    `func.func` ops of the symbol table, in parallel. Run on a `func.func`
+    (`func.func(gpu-async-region)`), it sees no callee.
 
     In the dependence mode, launches on a stream as frontends emit them are
     made concurrent: in a block outside `gpu.on_stream` and `async.execute`
