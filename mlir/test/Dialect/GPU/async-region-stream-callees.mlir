@@ -86,6 +86,9 @@ module attributes {gpu.container_module} {
 
   // Its body is not in the module.
   func.func private @external(%s : !llvm.ptr, %m : memref<16xf32>)
+  func.func private @log()
+  llvm.func @mgpuStreamSynchronize(!llvm.ptr)
+  llvm.func @mgpuStreamDestroy(!llvm.ptr)
 
   // CHECK-LABEL: func @direct
   // CHECK:         call @launch_on(%[[S:[^,]*]], %{{.*}})
@@ -96,6 +99,9 @@ module attributes {gpu.container_module} {
   // CHECK-NEXT:    }
   // CHECK-NEXT:    memref.load
   // NESTED-LABEL: func @direct
+  // NESTED-NOT:     gpu.on_stream
+  // NESTED:         return
+  // NESTED-LABEL: func @passed_on
   // NESTED-NOT:     gpu.on_stream
   // NESTED:         return
   func.func @direct(%s : !llvm.ptr, %m : memref<16xf32>) -> f32 {
@@ -164,16 +170,41 @@ module attributes {gpu.container_module} {
     return %v : f32
   }
 
-  // Neither a pointer that the callee uses otherwise nor one passed to a
-  // function without a body is known to be a stream.
+  // A caller that synchronizes and destroys the stream itself: the host
+  // waits for the call's work before the first op of unknown effects after
+  // it, and no op hands work to the stream but the call: nothing waits for
+  // it once it is destroyed.
+  // CHECK-LABEL: func @driver
+  // CHECK:         call @launch_on(%[[S:[^,]*]], %{{.*}})
+  // CHECK-NEXT:    gpu.on_stream <%[[S]] : !llvm.ptr> {
+  // CHECK:         llvm.call @mgpuStreamSynchronize(%[[S]])
+  // CHECK-NEXT:    llvm.call @mgpuStreamDestroy(%[[S]])
+  // CHECK-NEXT:    call @log()
+  // CHECK-NEXT:    memref.load
+  // CHECK-NEXT:    return
+  func.func @driver(%s : !llvm.ptr, %m : memref<16xf32>) -> f32 {
+    %c0 = arith.constant 0 : index
+    call @launch_on(%s, %m) : (!llvm.ptr, memref<16xf32>) -> ()
+    llvm.call @mgpuStreamSynchronize(%s) : (!llvm.ptr) -> ()
+    llvm.call @mgpuStreamDestroy(%s) : (!llvm.ptr) -> ()
+    call @log() : () -> ()
+    %v = memref.load %m[%c0] : memref<16xf32>
+    return %v : f32
+  }
+
+  // Neither a pointer that the callee uses otherwise, nor one passed to a
+  // function without a body, nor one passed through an indirect call is
+  // known to be a stream.
   // CHECK-LABEL: func @not_streams
   // CHECK-NOT:     gpu.on_stream
   // CHECK:         return
-  func.func @not_streams(%p : !llvm.ptr, %s : !llvm.ptr,
+  func.func @not_streams(%p : !llvm.ptr, %s : !llvm.ptr, %t : !llvm.ptr,
                          %m : memref<16xf32>) -> f32 {
     %c0 = arith.constant 0 : index
     %r = call @read(%p) : (!llvm.ptr) -> i8
     call @external(%s, %m) : (!llvm.ptr, memref<16xf32>) -> ()
+    %f = func.constant @launch_on : (!llvm.ptr, memref<16xf32>) -> ()
+    func.call_indirect %f(%t, %m) : (!llvm.ptr, memref<16xf32>) -> ()
     %v = memref.load %m[%c0] : memref<16xf32>
     return %v : f32
   }

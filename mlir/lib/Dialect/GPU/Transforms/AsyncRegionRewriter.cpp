@@ -23,7 +23,6 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
-#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
@@ -37,6 +36,7 @@
 #include "llvm/ADT/PointerIntPair.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/DebugLog.h"
+#include <atomic>
 
 #define DEBUG_TYPE "gpu-async-region"
 
@@ -498,25 +498,31 @@ namespace {
 /// The arguments that the functions of a symbol table use as streams: as the
 /// stream of a gpu.on_stream or of a launch, or passed on as such an argument
 /// of a function of the table, directly or through selects, branches and the
-/// arguments and results of region ops (see getIncomingValues). Computed
-/// before any function is rewritten, and looked up by the name of a call's
-/// callee alone: the pass on one function reads no other.
+/// arguments and results of region ops (see getIncomingValues). Only the
+/// func.func ops with a body that are direct children of the symbol table
+/// are looked into, and calls are resolved by their callee's flat symbol
+/// name. Computed before any function is rewritten, and looked up by that
+/// name alone: the pass on one function reads no other function's body.
 class StreamArguments {
 public:
   explicit StreamArguments(Operation *symbolTable) {
+    // The values that each function uses as streams itself, and its calls.
     struct FunctionUses {
       func::FuncOp function;
       SmallVector<Value> streams;
       SmallVector<CallOpInterface> calls;
     };
     SmallVector<FunctionUses> functions;
+    DenseMap<StringAttr, unsigned> indexOf;
     for (Region &region : symbolTable->getRegions()) {
       for (auto function : region.getOps<func::FuncOp>()) {
         if (function.isExternal())
           continue;
+        indexOf[function.getSymNameAttr()] = functions.size();
         FunctionUses &uses = functions.emplace_back();
         uses.function = function;
-        arguments[function.getSymNameAttr()].resize(function.getNumArguments());
+        streamArgumentsOf[function.getSymNameAttr()].resize(
+            function.getNumArguments());
         function.walk([&](Operation *op) {
           auto onStreamOp = dyn_cast<gpu::OnStreamOp>(op);
           if (Value stream =
@@ -527,17 +533,37 @@ public:
         });
       }
     }
-    // A value passed on as a stream is one: iterate to a fixed point.
-    for (bool changed = true; changed;) {
-      changed = false;
-      for (FunctionUses &uses : functions) {
-        SmallVector<Value> streams = uses.streams;
-        for (CallOpInterface call : uses.calls)
-          llvm::append_range(streams, getStreamOperands(call));
-        llvm::BitVector &used = arguments[uses.function.getSymNameAttr()];
-        for (unsigned index : getArgumentSources(uses.function, streams)) {
-          changed |= !used.test(index);
-          used.set(index);
+    // The functions that call each function of the table.
+    SmallVector<SmallVector<unsigned>> callers(functions.size());
+    for (auto [index, uses] : llvm::enumerate(functions))
+      for (CallOpInterface call : uses.calls)
+        if (StringAttr callee = getCalleeName(call))
+          if (auto it = indexOf.find(callee); it != indexOf.end())
+            callers[it->second].push_back(index);
+    // A value passed on as a stream is one: find the stream arguments of each
+    // function again where those of a callee grew.
+    SmallVector<unsigned> worklist =
+        llvm::to_vector(llvm::seq<unsigned>(0, functions.size()));
+    BitVector queued(functions.size(), true);
+    while (!worklist.empty()) {
+      unsigned index = worklist.pop_back_val();
+      queued.reset(index);
+      FunctionUses &uses = functions[index];
+      SmallVector<Value> streams = uses.streams;
+      for (CallOpInterface call : uses.calls)
+        llvm::append_range(streams, getStreamOperands(call));
+      BitVector &found = streamArgumentsOf[uses.function.getSymNameAttr()];
+      bool grew = false;
+      for (unsigned argument : getArgumentSources(uses.function, streams)) {
+        grew |= !found.test(argument);
+        found.set(argument);
+      }
+      if (!grew)
+        continue;
+      for (unsigned caller : callers[index]) {
+        if (!queued.test(caller)) {
+          queued.set(caller);
+          worklist.push_back(caller);
         }
       }
     }
@@ -547,10 +573,9 @@ public:
   /// unless the callee is a function with a body in the symbol table.
   SmallVector<Value> getStreamOperands(CallOpInterface call) const {
     SmallVector<Value> streams;
-    auto callee = dyn_cast_if_present<FlatSymbolRefAttr>(
-        dyn_cast<SymbolRefAttr>(call.getCallableForCallee()));
-    auto it = callee ? arguments.find(callee.getAttr()) : arguments.end();
-    if (it == arguments.end())
+    StringAttr callee = getCalleeName(call);
+    auto it = callee ? streamArgumentsOf.find(callee) : streamArgumentsOf.end();
+    if (it == streamArgumentsOf.end())
       return streams;
     for (auto [index, operand] : llvm::enumerate(call.getArgOperands()))
       if (index < it->second.size() && it->second.test(index))
@@ -559,6 +584,14 @@ public:
   }
 
 private:
+  /// Returns the name of the callee of `call` if it is a flat symbol
+  /// reference, or null.
+  static StringAttr getCalleeName(CallOpInterface call) {
+    auto callee = dyn_cast_if_present<FlatSymbolRefAttr>(
+        dyn_cast<SymbolRefAttr>(call.getCallableForCallee()));
+    return callee ? callee.getAttr() : StringAttr();
+  }
+
   /// Returns the indices of the arguments of `function` that may flow into
   /// `values` (see getIncomingValues).
   static SmallVector<unsigned> getArgumentSources(func::FuncOp function,
@@ -579,37 +612,35 @@ private:
     return indices;
   }
 
-  DenseMap<StringAttr, llvm::BitVector> arguments;
+  /// The stream arguments of each function with a body, by its name.
+  DenseMap<StringAttr, BitVector> streamArgumentsOf;
 };
 } // namespace
 
 namespace {
 /// The streams of a function on which code that the pass cannot see may
-/// enqueue GPU work: the streams of its gpu.on_stream ops, of its launches on
-/// a stream and, with `streamArguments`, the operands of its calls that their
-/// callees use as streams, where the host can wait for them (LLVM pointers in
-/// address space 0). A call or another op of unknown effects that such a
-/// stream dominates may have launched work on it (a launcher that receives
-/// the stream, or finds it in memory) and left that work pending, as a
-/// function compiled by this pass does where it returns: the op hands work of
-/// unknown accesses to the stream.
+/// enqueue GPU work: the streams of its gpu.on_stream ops and of its launches
+/// on a stream, where the host can wait for them (LLVM pointers in address
+/// space 0). A call or another op of unknown effects that such a stream
+/// dominates may have launched work on it (a launcher that receives the
+/// stream, or finds it in memory) and left that work pending, as a function
+/// compiled by this pass does where it returns: the op hands work of unknown
+/// accesses to the stream. With `streamArguments`, a call also hands such
+/// work to each operand that its callee uses as a stream (and the host can
+/// wait for); such an operand is a stream of that call only, not of the
+/// function: another op of unknown effects (one that synchronizes the
+/// stream, or destroys it) hands nothing to it.
 class OpaqueStreamUsers {
 public:
   OpaqueStreamUsers(Operation *function, GpuAccessAnalysis &accesses,
                     const StreamArguments *streamArguments)
-      : accesses(accesses), dominance(function) {
+      : accesses(accesses), dominance(function),
+        streamArguments(streamArguments) {
     function->walk([&](Operation *op) {
-      SmallVector<Value> used;
-      auto call = dyn_cast<CallOpInterface>(op);
-      if (auto onStreamOp = dyn_cast<gpu::OnStreamOp>(op))
-        used.push_back(onStreamOp.getStream());
-      else if (Value stream = getLaunchStream(op))
-        used.push_back(stream);
-      else if (call && streamArguments)
-        used = streamArguments->getStreamOperands(call);
-      for (Value stream : used)
-        if (canWaitForStream(stream))
-          streams.insert(stream);
+      auto onStreamOp = dyn_cast<gpu::OnStreamOp>(op);
+      Value stream = onStreamOp ? onStreamOp.getStream() : getLaunchStream(op);
+      if (stream && canWaitForStream(stream))
+        streams.insert(stream);
     });
   }
 
@@ -637,11 +668,14 @@ public:
 
 private:
   /// Returns the streams to which `op` may hand work: none unless it is a
-  /// host op of unknown effects, then each stream that dominates it.
+  /// host op of unknown effects, then each stream of the function that
+  /// dominates it and, for a call, each operand that its callee uses as a
+  /// stream.
   SmallVector<Value> getReachedStreams(Operation *op) {
     SmallVector<Value> reached;
-    if (streams.empty() || getAsyncOp(op) || getLaunchStream(op) ||
-        isa<gpu::OnStreamOp, gpu::WaitOp>(op) ||
+    bool mayPassStreams = streamArguments && isa<CallOpInterface>(op);
+    if ((streams.empty() && !mayPassStreams) || getAsyncOp(op) ||
+        getLaunchStream(op) || isa<gpu::OnStreamOp, gpu::WaitOp>(op) ||
         !accesses.getOwnHostAccesses(op).everything)
       return reached;
     for (Value stream : streams) {
@@ -649,12 +683,19 @@ private:
         continue;
       reached.push_back(stream);
     }
+    if (!mayPassStreams)
+      return reached;
+    for (Value stream :
+         streamArguments->getStreamOperands(cast<CallOpInterface>(op)))
+      if (canWaitForStream(stream) && !llvm::is_contained(reached, stream))
+        reached.push_back(stream);
     return reached;
   }
 
   GpuAccessAnalysis &accesses;
   DominanceInfo dominance;
   llvm::SetVector<Value> streams;
+  const StreamArguments *streamArguments;
 };
 } // namespace
 
@@ -2922,22 +2963,20 @@ void GpuAsyncRegionPass::runOnOperation() {
   }
   // On a symbol table, it finds the arguments that the functions use as
   // streams before it rewrites any of them; then the rewrite of one function
-  // reads nothing of another, and they run in parallel.
+  // reads no other function's body, and they run in parallel.
   StreamArguments streamArguments(getOperation());
   SmallVector<func::FuncOp> functions;
   for (Region &region : getOperation()->getRegions())
     for (auto function : region.getOps<func::FuncOp>())
       if (!function.isExternal())
         functions.push_back(function);
-  // Report the diagnostics in the order of the functions.
-  ParallelDiagnosticHandler diagnostics(&getContext());
-  auto rewrite = [&](size_t index) {
-    diagnostics.setOrderIDForThread(index);
-    LogicalResult result = runOnFunction(functions[index], &streamArguments);
-    diagnostics.eraseOrderIDForThread();
-    return result;
-  };
-  if (failed(failableParallelForEach(
-          &getContext(), llvm::seq<size_t>(0, functions.size()), rewrite)))
+  // Rewrite every function, as the pass manager does for a pass nested on
+  // them: each failure reports its diagnostics.
+  std::atomic<bool> failedAny = false;
+  parallelForEach(&getContext(), functions, [&](func::FuncOp function) {
+    if (failed(runOnFunction(function, &streamArguments)))
+      failedAny = true;
+  });
+  if (failedAny)
     signalPassFailure();
 }

@@ -4,9 +4,10 @@
 // direct calls and of 100 replays are printed (seconds, then their ratio).
 //
 // The pass runs on each function: @main synchronizes and captures the
-// caller's stream itself. Run on the module, the pass would take that stream
-// for one of @main's (@main passes it to a function that uses it as one) and
-// make the host wait for it before those runtime calls.
+// caller's stream itself, with runtime calls (ops of unknown effects). Run
+// on the module, the pass finds that @main passes the stream to a function
+// that launches on it, and makes the host wait for that work before the
+// runtime call that ends the capture.
 // RUN: mlir-opt %s \
 // RUN:   -pass-pipeline='builtin.module(func.func(gpu-async-region{max-streams=0}))' \
 // RUN: | mlir-opt -gpu-lower-to-nvvm-pipeline="cubin-format=%gpu_compilation_format" \

@@ -174,13 +174,17 @@ def GpuAsyncRegionPass : Pass<"gpu-async-region"> {
     that the function does not use as a stream is not known to be one, and
     the host does not wait for it, unless the pass runs on the symbol table
     that holds the function (as `-gpu-async-region` on the command line
-    does, on the module): the pass then first finds the arguments that the
-    functions with a body use as streams (as above, or passed on as such an
-    argument, directly or through selects, branches and region ops' block
-    arguments and results), and an operand that a call passes to such an
-    argument is a stream of the calling function; it then rewrites the
-    `func.func` ops of the symbol table, in parallel. Run on a `func.func`
-    (`func.func(gpu-async-region)`), it sees no callee.
+    does, on the module). The pass then first finds the arguments that the
+    `func.func` ops with a body among the symbol table's children use as
+    streams (as above, or passed on as such an argument, directly or through
+    selects, branches and region ops' block arguments and results), and a
+    call by name (not an indirect one) hands work of unknown accesses to
+    each operand that it passes to such an argument: later ops that may
+    conflict wait for it as above. Other ops of unknown effects hand it
+    nothing (a runtime call that synchronizes or destroys the stream, say);
+    before them, the host waits for what the call handed to it, capture or
+    not. The pass then rewrites those functions, in parallel. Run on a
+    `func.func` (`func.func(gpu-async-region)`), it sees no callee.
 
     In the dependence mode, launches on a stream as frontends emit them are
     made concurrent: in a block outside `gpu.on_stream` and `async.execute`
