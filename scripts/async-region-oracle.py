@@ -2089,7 +2089,7 @@ SHAPE_FUNCTIONS = f"""  func.func private @kick(%m : {MEMREF}) {{
 """
 
 
-def module_text(programs, control_flow, shapes=(), captured=(), main=True):
+def module_text(programs, control_flow, shapes=(), captured=()):
     kernels = "".join(kernel_text(i, e) for i, e in enumerate(KERNELS))
     if shapes:
         kernels += shape_kernels_text(shapes)
@@ -2101,7 +2101,7 @@ def module_text(programs, control_flow, shapes=(), captured=(), main=True):
             (HOST_FUNCTIONS if control_flow else "") +
             (SHAPE_FUNCTIONS if control_flow and shapes else "") +
             "".join(p.text() for p in programs) +
-            (main_function(programs, captured) if main else "") +
+            main_function(programs, captured) +
             "}\n")
 
 
@@ -2129,13 +2129,13 @@ def canonicalize(args):
     return ["-canonicalize"] if args.canonicalize else []
 
 
-def transform(programs, args, opt=None, pass_args=None):
-    """Runs the pass on a module of `programs` and verifies its output again
-    (with `opt` and `pass_args`: another mlir-opt, e.g. upstream's, and its
-    pipeline). The module has no @main (see with_main). Returns (ok, generic
-    output, message)."""
+def transform(programs, args, opt=None, pass_args=None, captured=()):
+    """Runs the pass on a module of `programs` (whose @main captures those
+    in `captured`; the pass rewrites @main too) and verifies its output
+    again (with `opt` and `pass_args`: another mlir-opt, e.g. upstream's,
+    and its pipeline). Returns (ok, generic output, message)."""
     opt = opt or MLIR_OPT
-    text = module_text(programs, args.control_flow, args.shapes, main=False)
+    text = module_text(programs, args.control_flow, args.shapes, captured)
     ok, out, msg = tool([opt, *canonicalize(args),
                          *(pass_args or args.pass_args).split(),
                          "-mlir-print-op-generic"], text)
@@ -2145,17 +2145,6 @@ def transform(programs, args, opt=None, pass_args=None):
     if not ok:
         return False, "", f"the output does not verify: {vmsg}"
     return True, out, msg
-
-
-def with_main(out, programs, captured=()):
-    """Adds @main (see main_function) to the pass's output `out`, a module in
-    generic form. @main is the programs' caller: it synchronizes and captures
-    the caller's streams itself, with runtime calls, and the pass does not see
-    it. (Run on the module, the pass takes a pointer that @main passes to a
-    program that uses it as a stream for a stream of @main, and makes the host
-    wait for it before those calls.)"""
-    end = out.rstrip().rindex("\n")
-    return out[:end + 1] + main_function(programs, captured) + out[end + 1:]
 
 
 def bisect(programs, attempt, state):
@@ -2238,11 +2227,10 @@ def lower_checked(programs, args, captured=()):
     runtime. Returns (ok, lowered module, mlir-runner options, message,
     the names of the functions with GPU work outside gpu.on_stream bodies:
     see outside_token_work)."""
-    ok, out, msg = transform(programs, args)
+    ok, out, msg = transform(programs, args, captured=captured)
     if not ok:
         return False, "", [], msg, set()
     outside = outside_token_work(out)
-    out = with_main(out, programs, captured)
     if '"async.execute"' in out:
         # Keep the CSE of -gpu-lower-to-nvvm-pipeline from merging
         # async.execute ops (see distinct_executes).

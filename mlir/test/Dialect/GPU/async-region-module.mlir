@@ -1,10 +1,7 @@
 // RUN: mlir-opt %s -gpu-async-region -verify-diagnostics -o /dev/null
-// RUN: mlir-opt %s -gpu-async-region -verify-diagnostics -o /dev/null \
-// RUN:   -mlir-disable-threading
 
-// Run on a module, -gpu-async-region rewrites every function, as when it is
-// nested on them: a function it fails on does not keep the others from
-// reporting their own errors.
+// Run on a module, -gpu-async-region rewrites every function: one that
+// fails does not keep the others from reporting their errors.
 
 module {
   func.func @first(%m : memref<16xf32>) {

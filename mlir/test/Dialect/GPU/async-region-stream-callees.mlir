@@ -4,21 +4,12 @@
 // RUN:   | FileCheck %s --check-prefix=NESTED
 
 // Run on the module, -gpu-async-region first finds the arguments that the
-// functions with a body use as streams: a pointer that a function passes
-// only to such an argument is a stream of that function, to which the call
-// may have handed work, and the host waits for it before it touches memory.
-// Run on each function, the pass sees no callee.
+// functions with a body use as streams: a call that passes a pointer to one
+// may hand work to it, waited for before later host accesses unless code
+// that takes the stream takes it over. On each function, it sees no callee.
 
 module attributes {gpu.container_module} {
-  gpu.module @kernels {
-    gpu.func @scale(%m : memref<16xf32>) kernel {
-      %c0 = arith.constant 0 : index
-      %v = memref.load %m[%c0] : memref<16xf32>
-      %w = arith.addf %v, %v : f32
-      memref.store %w, %m[%c0] : memref<16xf32>
-      gpu.return
-    }
-  }
+  gpu.module @kernels { gpu.func @scale(%m : memref<16xf32>) kernel { gpu.return } }
 
   // Passes its argument on to @launch_on (defined after it).
   func.func private @launch_via(%m : memref<16xf32>, %s : !llvm.ptr) {
@@ -84,11 +75,12 @@ module attributes {gpu.container_module} {
     return %v : i8
   }
 
-  // Its body is not in the module.
   func.func private @external(%s : !llvm.ptr, %m : memref<16xf32>)
   func.func private @log()
   llvm.func @mgpuStreamSynchronize(!llvm.ptr)
   llvm.func @mgpuStreamDestroy(!llvm.ptr)
+  llvm.func @mgpuStreamBeginCapture(!llvm.ptr)
+  llvm.func @mgpuStreamEndCapture(!llvm.ptr) -> !llvm.ptr
 
   // CHECK-LABEL: func @direct
   // CHECK:         call @launch_on(%[[S:[^,]*]], %{{.*}})
@@ -99,9 +91,6 @@ module attributes {gpu.container_module} {
   // CHECK-NEXT:    }
   // CHECK-NEXT:    memref.load
   // NESTED-LABEL: func @direct
-  // NESTED-NOT:     gpu.on_stream
-  // NESTED:         return
-  // NESTED-LABEL: func @passed_on
   // NESTED-NOT:     gpu.on_stream
   // NESTED:         return
   func.func @direct(%s : !llvm.ptr, %m : memref<16xf32>) -> f32 {
@@ -155,11 +144,10 @@ module attributes {gpu.container_module} {
   }
 
   // CHECK-LABEL: func @recursive
-  // CHECK-SAME:    (%[[S:[^:]*]]: !llvm.ptr, %[[P:[^:]*]]: !llvm.ptr
+  // CHECK-SAME:    (%[[S:[^:]*]]: !llvm.ptr, %{{[^:]*}}: !llvm.ptr
   // CHECK:         call @launch_late
-  // CHECK-NOT:     gpu.on_stream <%[[P]]
-  // CHECK:         gpu.on_stream <%[[S]] : !llvm.ptr> {
-  // CHECK-NOT:     gpu.on_stream <%[[P]]
+  // CHECK-NEXT:    gpu.on_stream <%[[S]] : !llvm.ptr> {
+  // CHECK-NOT:     gpu.on_stream
   // CHECK:         memref.load
   func.func @recursive(%s : !llvm.ptr, %p : !llvm.ptr, %m : memref<16xf32>,
                        %n : index) -> f32 {
@@ -170,18 +158,12 @@ module attributes {gpu.container_module} {
     return %v : f32
   }
 
-  // A caller that synchronizes and destroys the stream itself: the host
-  // waits for the call's work before the first op of unknown effects after
-  // it, and no op hands work to the stream but the call: nothing waits for
-  // it once it is destroyed.
+  // A driver: the runtime calls that take the stream take over what the
+  // call handed to it; no host wait before them, nor after the destroy.
   // CHECK-LABEL: func @driver
-  // CHECK:         call @launch_on(%[[S:[^,]*]], %{{.*}})
-  // CHECK-NEXT:    gpu.on_stream <%[[S]] : !llvm.ptr> {
-  // CHECK:         llvm.call @mgpuStreamSynchronize(%[[S]])
-  // CHECK-NEXT:    llvm.call @mgpuStreamDestroy(%[[S]])
-  // CHECK-NEXT:    call @log()
-  // CHECK-NEXT:    memref.load
-  // CHECK-NEXT:    return
+  // CHECK:         call @launch_on
+  // CHECK-NOT:     gpu.on_stream
+  // CHECK:         return
   func.func @driver(%s : !llvm.ptr, %m : memref<16xf32>) -> f32 {
     %c0 = arith.constant 0 : index
     call @launch_on(%s, %m) : (!llvm.ptr, memref<16xf32>) -> ()
@@ -192,9 +174,49 @@ module attributes {gpu.container_module} {
     return %v : f32
   }
 
-  // Neither a pointer that the callee uses otherwise, nor one passed to a
-  // function without a body, nor one passed through an indirect call is
-  // known to be a stream.
+  // The same around a capture of the stream: no host wait in it.
+  // CHECK-LABEL: func @capture
+  // CHECK:         llvm.call @mgpuStreamBeginCapture
+  // CHECK-NOT:     gpu.on_stream
+  // CHECK:         return
+  func.func @capture(%s : !llvm.ptr, %m : memref<16xf32>) -> !llvm.ptr {
+    llvm.call @mgpuStreamBeginCapture(%s) : (!llvm.ptr) -> ()
+    call @launch_via(%m, %s) : (memref<16xf32>, !llvm.ptr) -> ()
+    %g = llvm.call @mgpuStreamEndCapture(%s) : (!llvm.ptr) -> !llvm.ptr
+    return %g : !llvm.ptr
+  }
+
+  // A second call of a function of the module, which starts with nothing
+  // pending, waits for what the first one handed to the stream.
+  // CHECK-LABEL: func @two_calls
+  // CHECK:         call @launch_on(%[[S:[^,]*]], %{{.*}})
+  // CHECK-NEXT:    gpu.on_stream <%[[S]] : !llvm.ptr> {
+  // CHECK:         call @launch_on
+  // CHECK-NEXT:    llvm.call @mgpuStreamSynchronize(%[[S]])
+  // CHECK-NEXT:    return
+  func.func @two_calls(%s : !llvm.ptr, %m : memref<16xf32>) {
+    call @launch_on(%s, %m) : (!llvm.ptr, memref<16xf32>) -> ()
+    call @launch_on(%s, %m) : (!llvm.ptr, memref<16xf32>) -> ()
+    llvm.call @mgpuStreamSynchronize(%s) : (!llvm.ptr) -> ()
+    return
+  }
+
+  // An op of unknown effects that does not take the stream waits for it.
+  // CHECK-LABEL: func @log_after_call
+  // CHECK:         call @launch_on(%[[S:[^,]*]], %{{.*}})
+  // CHECK-NEXT:    gpu.on_stream <%[[S]] : !llvm.ptr> {
+  // CHECK:         call @log()
+  // CHECK-NEXT:    llvm.call @mgpuStreamSynchronize(%[[S]])
+  // CHECK-NEXT:    return
+  func.func @log_after_call(%s : !llvm.ptr, %m : memref<16xf32>) {
+    call @launch_on(%s, %m) : (!llvm.ptr, memref<16xf32>) -> ()
+    call @log() : () -> ()
+    llvm.call @mgpuStreamSynchronize(%s) : (!llvm.ptr) -> ()
+    return
+  }
+
+  // No stream: a pointer the callee loads from, one passed to a function
+  // without a body or through an indirect call.
   // CHECK-LABEL: func @not_streams
   // CHECK-NOT:     gpu.on_stream
   // CHECK:         return

@@ -195,22 +195,27 @@ struct HandedWork {
   /// Whether an op of unknown effects may have handed some of it (see
   /// OpaqueStreamUsers): such an op may also have ended the stream.
   bool byOpaqueOp = false;
+  /// Whether calls that pass the stream to a stream argument of their callee
+  /// handed all of it (see OpaqueStreamUsers::takeOverPassedWork).
+  bool passedByCalls = false;
 };
 } // namespace
 
 /// Records that GPU work with `accesses` was handed to `stream`, by an op of
-/// unknown effects if `byOpaqueOp`.
+/// unknown effects if `byOpaqueOp`, by a call that passed the stream to its
+/// callee if `passedByCall`.
 static void addHandedWork(SmallVectorImpl<HandedWork> &handed, Value stream,
                           const MemoryAccesses &accesses,
-                          bool byOpaqueOp = false) {
+                          bool byOpaqueOp = false, bool passedByCall = false) {
   for (HandedWork &work : handed) {
     if (work.stream == stream) {
       work.accesses.append(accesses);
       work.byOpaqueOp |= byOpaqueOp;
+      work.passedByCalls &= passedByCall;
       return;
     }
   }
-  handed.push_back({stream, accesses, byOpaqueOp});
+  handed.push_back({stream, accesses, byOpaqueOp, passedByCall});
 }
 
 /// Returns whether work was handed to `stream` in `handed`.
@@ -569,6 +574,13 @@ public:
     }
   }
 
+  /// Returns whether the callee of `call` is a function with a body in the
+  /// symbol table.
+  bool hasCalleeBody(CallOpInterface call) const {
+    StringAttr callee = getCalleeName(call);
+    return callee && streamArgumentsOf.contains(callee);
+  }
+
   /// Returns the operands of `call` that its callee uses as streams: none
   /// unless the callee is a function with a body in the symbol table.
   SmallVector<Value> getStreamOperands(CallOpInterface call) const {
@@ -628,8 +640,8 @@ namespace {
 /// accesses to the stream. With `streamArguments`, a call also hands such
 /// work to each operand that its callee uses as a stream (and the host can
 /// wait for); such an operand is a stream of that call only, not of the
-/// function: another op of unknown effects (one that synchronizes the
-/// stream, or destroys it) hands nothing to it.
+/// function: another op of unknown effects hands nothing to it, and may take
+/// over that work (see takeOverPassedWork).
 class OpaqueStreamUsers {
 public:
   OpaqueStreamUsers(Operation *function, GpuAccessAnalysis &accesses,
@@ -650,8 +662,32 @@ public:
     for (Value stream : getReachedStreams(op)) {
       LDBG() << "an op of unknown effects may hand work to a stream: "
              << OpWithFlags(op, OpPrintingFlags().skipRegions());
-      addHandedWork(handed, stream, getEverything(), /*byOpaqueOp=*/true);
+      addHandedWork(handed, stream, getEverything(), /*byOpaqueOp=*/true,
+                    /*passedByCall=*/!streams.contains(stream));
     }
+  }
+
+  /// Removes from `handed` the work that calls passed to each stream that
+  /// `op` takes as an operand, if `op` is an op of unknown effects without
+  /// regions and no call of a function that the pass compiles (which starts
+  /// with nothing pending). Such code orders itself after the work enqueued
+  /// on a stream it receives (a runtime call that synchronizes the stream,
+  /// ends a capture of it or destroys it): no host wait before or after it.
+  void takeOverPassedWork(Operation *op, SmallVectorImpl<HandedWork> &handed) {
+    if (!streamArguments || op->getNumRegions() != 0 || !isOpaqueOp(op))
+      return;
+    if (auto call = dyn_cast<CallOpInterface>(op);
+        call && streamArguments->hasCalleeBody(call))
+      return;
+    llvm::erase_if(handed, [&](const HandedWork &work) {
+      if (!work.passedByCalls ||
+          !llvm::is_contained(op->getOperands(), work.stream))
+        return false;
+      LDBG() << "an op of unknown effects takes over the work that calls "
+                "passed to its stream operand: "
+             << OpWithFlags(op, OpPrintingFlags().skipRegions());
+      return true;
+    });
   }
 
   /// Returns whether an op nested in `op` may hand work to a stream as an op
@@ -667,6 +703,13 @@ public:
   }
 
 private:
+  /// Returns whether `op` is a host op of unknown effects.
+  bool isOpaqueOp(Operation *op) {
+    return !getAsyncOp(op) && !getLaunchStream(op) &&
+           !isa<gpu::OnStreamOp, gpu::WaitOp>(op) &&
+           accesses.getOwnHostAccesses(op).everything;
+  }
+
   /// Returns the streams to which `op` may hand work: none unless it is a
   /// host op of unknown effects, then each stream of the function that
   /// dominates it and, for a call, each operand that its callee uses as a
@@ -674,9 +717,7 @@ private:
   SmallVector<Value> getReachedStreams(Operation *op) {
     SmallVector<Value> reached;
     bool mayPassStreams = streamArguments && isa<CallOpInterface>(op);
-    if ((streams.empty() && !mayPassStreams) || getAsyncOp(op) ||
-        getLaunchStream(op) || isa<gpu::OnStreamOp, gpu::WaitOp>(op) ||
-        !accesses.getOwnHostAccesses(op).everything)
+    if ((streams.empty() && !mayPassStreams) || !isOpaqueOp(op))
       return reached;
     for (Value stream : streams) {
       if (!dominance.properlyDominates(stream, op))
@@ -1380,6 +1421,7 @@ private:
     // returns to an SCF op or the next iteration (see keepsHandedWork), or
     // where the op is ordered after it by the stream (a gpu.on_stream on the
     // same stream, see getAccessesUnorderedWith).
+    opaque.takeOverPassedWork(op, handedStreams);
     bool endsBlock = isTerminator(op) && !keepsHandedWork(op->getBlock());
     if (isTerminator(op) && !endsBlock)
       waitForStreamsDefinedIn(op, op->getParentOp());
@@ -2347,6 +2389,7 @@ LogicalResult AsyncDependenceAnalysis::scheduleOp(Operation *op,
     return result;
   }
   if (!isMemoryEffectFree(op)) {
+    opaque.takeOverPassedWork(op, pending.handedStreams);
     scheduleHostOp(op, accesses.getHostAccesses(op), pending);
     opaque.recordHandedWork(op, pending.handedStreams);
   }

@@ -3,13 +3,7 @@
 // and replayed 100 times; the results count every run. The times of 100
 // direct calls and of 100 replays are printed (seconds, then their ratio).
 //
-// The pass runs on each function: @main synchronizes and captures the
-// caller's stream itself, with runtime calls (ops of unknown effects). Run
-// on the module, the pass finds that @main passes the stream to a function
-// that launches on it, and makes the host wait for that work before the
-// runtime call that ends the capture.
-// RUN: mlir-opt %s \
-// RUN:   -pass-pipeline='builtin.module(func.func(gpu-async-region{max-streams=0}))' \
+// RUN: mlir-opt %s -gpu-async-region="max-streams=0" \
 // RUN: | mlir-opt -gpu-lower-to-nvvm-pipeline="cubin-format=%gpu_compilation_format" \
 // RUN: | mlir-runner \
 // RUN:   --shared-libs=%mlir_cuda_runtime \

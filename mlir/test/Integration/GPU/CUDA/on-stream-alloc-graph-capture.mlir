@@ -7,12 +7,7 @@
 // and the replays would compute nothing. Each call adds 2 to a through the
 // scratch buffer; the graph is replayed 10 times after a is cleared.
 //
-// The pass runs on each function: @main synchronizes and captures the
-// caller's stream itself, with runtime calls (ops of unknown effects). Run
-// on the module, the pass finds that @main passes the stream to a function
-// that launches on it, and makes the host wait for that work before the
-// runtime call that ends the capture.
-// RUN: mlir-opt %s -pass-pipeline='builtin.module(func.func(gpu-async-region))' \
+// RUN: mlir-opt %s -gpu-async-region \
 // RUN: | mlir-opt -gpu-lower-to-nvvm-pipeline="cubin-format=%gpu_compilation_format" \
 // RUN: | mlir-runner \
 // RUN:   --shared-libs=%mlir_cuda_runtime \
@@ -20,8 +15,7 @@
 // RUN:   --shared-libs=%mlir_runner_utils \
 // RUN:   --entry-point-result=void \
 // RUN: | FileCheck %s
-// RUN: mlir-opt %s \
-// RUN:   -pass-pipeline='builtin.module(func.func(gpu-async-region{max-streams=0}))' \
+// RUN: mlir-opt %s -gpu-async-region="max-streams=0" \
 // RUN: | mlir-opt -gpu-lower-to-nvvm-pipeline="cubin-format=%gpu_compilation_format" \
 // RUN: | mlir-runner \
 // RUN:   --shared-libs=%mlir_cuda_runtime \

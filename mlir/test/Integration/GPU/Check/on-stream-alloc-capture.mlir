@@ -8,20 +8,14 @@
 // again). The pools are filled by a first, direct call.
 
 // REQUIRES: host-supports-nvptx
-// The pass runs on each function: @main synchronizes and captures the
-// caller's stream itself, with runtime calls (ops of unknown effects). Run
-// on the module, the pass finds that @main passes the stream to a function
-// that launches on it, and makes the host wait for that work before the
-// runtime call that ends the capture.
-// RUN: mlir-opt %s -pass-pipeline='builtin.module(func.func(gpu-async-region))' \
+// RUN: mlir-opt %s -gpu-async-region \
 // RUN: | mlir-opt -gpu-lower-to-nvvm-pipeline="cubin-format=isa" > %t.chain.mlir
 // RUN: FileCheck %s --input-file=%t.chain.mlir --check-prefix=LOWERED
 // RUN: mlir-runner %t.chain.mlir --entry-point-result=void \
 // RUN:   --shared-libs=%mlir_gpu_check_runtime \
 // RUN:   --shared-libs=%mlir_c_runner_utils 2>&1 \
 // RUN: | FileCheck %s --implicit-check-not="gpu-check: error"
-// RUN: mlir-opt %s \
-// RUN:   -pass-pipeline='builtin.module(func.func(gpu-async-region{max-streams=0}))' \
+// RUN: mlir-opt %s -gpu-async-region="max-streams=0" \
 // RUN: | mlir-opt -gpu-lower-to-nvvm-pipeline="cubin-format=isa" > %t.deps.mlir
 // RUN: FileCheck %s --input-file=%t.deps.mlir --check-prefix=LOWERED
 // RUN: mlir-runner %t.deps.mlir --entry-point-result=void \

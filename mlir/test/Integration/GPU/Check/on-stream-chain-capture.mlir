@@ -7,12 +7,7 @@
 // capture mode finds 0 violations.
 
 // REQUIRES: host-supports-nvptx
-// The pass runs on each function: @main synchronizes and captures the
-// caller's stream itself, with runtime calls (ops of unknown effects). Run
-// on the module, the pass finds that @main passes the stream to a function
-// that launches on it, and makes the host wait for that work before the
-// runtime call that ends the capture.
-// RUN: mlir-opt %s -pass-pipeline='builtin.module(func.func(gpu-async-region))' \
+// RUN: mlir-opt %s -gpu-async-region \
 // RUN: | mlir-opt -gpu-lower-to-nvvm-pipeline="cubin-format=isa" > %t.mlir
 // RUN: FileCheck %s --input-file=%t.mlir --check-prefix=LOWERED
 // RUN: mlir-runner %t.mlir --entry-point-result=void \

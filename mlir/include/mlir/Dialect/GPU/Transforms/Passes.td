@@ -181,10 +181,15 @@ def GpuAsyncRegionPass : Pass<"gpu-async-region"> {
     call by name (not an indirect one) hands work of unknown accesses to
     each operand that it passes to such an argument: later ops that may
     conflict wait for it as above. Other ops of unknown effects hand it
-    nothing (a runtime call that synchronizes or destroys the stream, say);
-    before them, the host waits for what the call handed to it, capture or
-    not. The pass then rewrites those functions, in parallel. Run on a
-    `func.func` (`func.func(gpu-async-region)`), it sees no callee.
+    nothing, and one that takes it as an operand and is not a call of a
+    function with a body in the symbol table (a runtime call that
+    synchronizes the stream, ends a capture of it or destroys it) takes that
+    work over: code that receives a stream orders itself after the work
+    enqueued on it, so the host waits for that work neither before nor after
+    the op. A call of a function that the pass compiles, which starts with
+    nothing pending, waits for it. The pass then rewrites those functions,
+    in parallel. Run on a `func.func` (`func.func(gpu-async-region)`), it
+    sees no callee.
 
     In the dependence mode, launches on a stream as frontends emit them are
     made concurrent: in a block outside `gpu.on_stream` and `async.execute`
