@@ -147,7 +147,7 @@ module attributes {gpu.container_module} {
   // CHECK-SAME:    (%[[S:[^:]*]]: !llvm.ptr, %{{[^:]*}}: !llvm.ptr
   // CHECK:         call @launch_late
   // CHECK-NEXT:    gpu.on_stream <%[[S]] : !llvm.ptr> {
-  // CHECK-NOT:     gpu.on_stream
+  // CHECK-NOT:     gpu.on_stream <
   // CHECK:         memref.load
   func.func @recursive(%s : !llvm.ptr, %p : !llvm.ptr, %m : memref<16xf32>,
                        %n : index) -> f32 {
@@ -162,7 +162,7 @@ module attributes {gpu.container_module} {
   // call handed to it; no host wait before them, nor after the destroy.
   // CHECK-LABEL: func @driver
   // CHECK:         call @launch_on
-  // CHECK-NOT:     gpu.on_stream
+  // CHECK-NOT:     gpu.on_stream <
   // CHECK:         return
   func.func @driver(%s : !llvm.ptr, %m : memref<16xf32>) -> f32 {
     %c0 = arith.constant 0 : index
@@ -177,7 +177,7 @@ module attributes {gpu.container_module} {
   // The same around a capture of the stream: no host wait in it.
   // CHECK-LABEL: func @capture
   // CHECK:         llvm.call @mgpuStreamBeginCapture
-  // CHECK-NOT:     gpu.on_stream
+  // CHECK-NOT:     gpu.on_stream <
   // CHECK:         return
   func.func @capture(%s : !llvm.ptr, %m : memref<16xf32>) -> !llvm.ptr {
     llvm.call @mgpuStreamBeginCapture(%s) : (!llvm.ptr) -> ()
@@ -218,7 +218,7 @@ module attributes {gpu.container_module} {
   // No stream: a pointer the callee loads from, one passed to a function
   // without a body or through an indirect call.
   // CHECK-LABEL: func @not_streams
-  // CHECK-NOT:     gpu.on_stream
+  // CHECK-NOT:     gpu.on_stream <
   // CHECK:         return
   func.func @not_streams(%p : !llvm.ptr, %s : !llvm.ptr, %t : !llvm.ptr,
                          %m : memref<16xf32>) -> f32 {
