@@ -195,27 +195,22 @@ struct HandedWork {
   /// Whether an op of unknown effects may have handed some of it (see
   /// OpaqueStreamUsers): such an op may also have ended the stream.
   bool byOpaqueOp = false;
-  /// Whether calls that pass the stream to a stream argument of their callee
-  /// handed all of it (see OpaqueStreamUsers::takeOverPassedWork).
-  bool passedByCalls = false;
 };
 } // namespace
 
 /// Records that GPU work with `accesses` was handed to `stream`, by an op of
-/// unknown effects if `byOpaqueOp`, by a call that passed the stream to its
-/// callee if `passedByCall`.
+/// unknown effects if `byOpaqueOp`.
 static void addHandedWork(SmallVectorImpl<HandedWork> &handed, Value stream,
                           const MemoryAccesses &accesses,
-                          bool byOpaqueOp = false, bool passedByCall = false) {
+                          bool byOpaqueOp = false) {
   for (HandedWork &work : handed) {
     if (work.stream == stream) {
       work.accesses.append(accesses);
       work.byOpaqueOp |= byOpaqueOp;
-      work.passedByCalls &= passedByCall;
       return;
     }
   }
-  handed.push_back({stream, accesses, byOpaqueOp, passedByCall});
+  handed.push_back({stream, accesses, byOpaqueOp});
 }
 
 /// Returns whether work was handed to `stream` in `handed`.
@@ -503,11 +498,12 @@ namespace {
 /// The arguments that the functions of a symbol table use as streams: as the
 /// stream of a gpu.on_stream or of a launch, or passed on as such an argument
 /// of a function of the table, directly or through selects, branches and the
-/// arguments and results of region ops (see getIncomingValues). Only the
-/// func.func ops with a body that are direct children of the symbol table
-/// are looked into, and calls are resolved by their callee's flat symbol
-/// name. Computed before any function is rewritten, and looked up by that
-/// name alone: the pass on one function reads no other function's body.
+/// arguments and results of region ops (see getIncomingValues); and those
+/// that they may end (see mayEndStream). Only the func.func ops with a body
+/// that are direct children of the symbol table are looked into, and calls
+/// are resolved by their callee's flat symbol name. Computed before any
+/// function is rewritten, and looked up by that name alone: the pass on one
+/// function reads no other function's body.
 class StreamArguments {
 public:
   explicit StreamArguments(Operation *symbolTable) {
@@ -528,6 +524,8 @@ public:
         uses.function = function;
         streamArgumentsOf[function.getSymNameAttr()].resize(
             function.getNumArguments());
+        endedArgumentsOf[function.getSymNameAttr()].resize(
+            function.getNumArguments());
         function.walk([&](Operation *op) {
           auto onStreamOp = dyn_cast<gpu::OnStreamOp>(op);
           if (Value stream =
@@ -545,8 +543,9 @@ public:
         if (StringAttr callee = getCalleeName(call))
           if (auto it = indexOf.find(callee); it != indexOf.end())
             callers[it->second].push_back(index);
-    // A value passed on as a stream is one: find the stream arguments of each
-    // function again where those of a callee grew.
+    // A value passed on as a stream is one, and one passed to an argument
+    // that may be ended may be ended: find the arguments of each function
+    // again where those of a callee grew.
     SmallVector<unsigned> worklist =
         llvm::to_vector(llvm::seq<unsigned>(0, functions.size()));
     BitVector queued(functions.size(), true);
@@ -557,12 +556,16 @@ public:
       SmallVector<Value> streams = uses.streams;
       for (CallOpInterface call : uses.calls)
         llvm::append_range(streams, getStreamOperands(call));
-      BitVector &found = streamArgumentsOf[uses.function.getSymNameAttr()];
+      StringAttr name = uses.function.getSymNameAttr();
       bool grew = false;
-      for (unsigned argument : getArgumentSources(uses.function, streams)) {
-        grew |= !found.test(argument);
-        found.set(argument);
-      }
+      auto add = [&](BitVector &found, ArrayRef<Value> values) {
+        for (unsigned argument : getArgumentSources(uses.function, values)) {
+          grew |= !found.test(argument);
+          found.set(argument);
+        }
+      };
+      add(streamArgumentsOf[name], streams);
+      add(endedArgumentsOf[name], getEndedValues(uses.function));
       if (!grew)
         continue;
       for (unsigned caller : callers[index]) {
@@ -574,11 +577,36 @@ public:
     }
   }
 
-  /// Returns whether the callee of `call` is a function with a body in the
-  /// symbol table.
-  bool hasCalleeBody(CallOpInterface call) const {
-    StringAttr callee = getCalleeName(call);
-    return callee && streamArgumentsOf.contains(callee);
+  /// Returns whether `use`, of a value the host could wait for as a stream,
+  /// may end that stream or let code the pass does not see end it: a use by
+  /// an op of unknown effects (a runtime call that synchronizes the stream,
+  /// ends a capture of it or destroys it; a store that lets it escape) or by
+  /// a call of a function of the table that may. Not a use as a stream, nor
+  /// by an op that only forwards the value (see getIncomingValues) or has no
+  /// memory effects.
+  bool mayEndStream(OpOperand &use) const {
+    Operation *user = use.getOwner();
+    auto launch = dyn_cast<gpu::LaunchFuncOp>(user);
+    if (isa<gpu::OnStreamOp>(user) ||
+        (launch && launch.getAsyncObject() == use.get()))
+      return false;
+    auto call = dyn_cast<CallOpInterface>(user);
+    StringAttr callee = call ? getCalleeName(call) : StringAttr();
+    auto it = callee ? endedArgumentsOf.find(callee) : endedArgumentsOf.end();
+    if (it != endedArgumentsOf.end()) {
+      unsigned index =
+          use.getOperandNumber() - call.getArgOperands().getBeginOperandIndex();
+      return index < it->second.size() && it->second.test(index);
+    }
+    return !isa<BranchOpInterface, RegionBranchOpInterface,
+                RegionBranchTerminatorOpInterface>(user) &&
+           !isMemoryEffectFree(user);
+  }
+
+  /// Returns the values that may flow into a use in `function` that may end
+  /// a stream (see mayEndStream).
+  DenseSet<Value> getEndedSources(Operation *function) const {
+    return getSources(getEndedValues(function));
   }
 
   /// Returns the operands of `call` that its callee uses as streams: none
@@ -604,28 +632,48 @@ private:
     return callee ? callee.getAttr() : StringAttr();
   }
 
-  /// Returns the indices of the arguments of `function` that may flow into
-  /// `values` (see getIncomingValues).
-  static SmallVector<unsigned> getArgumentSources(func::FuncOp function,
-                                                  ArrayRef<Value> values) {
-    SmallVector<unsigned> indices;
+  /// Returns the values of `function` that the host could wait for as
+  /// streams and that a use may end (see mayEndStream).
+  SmallVector<Value> getEndedValues(Operation *function) const {
+    SmallVector<Value> ended;
+    function->walk([&](Operation *op) {
+      for (OpOperand &use : op->getOpOperands())
+        if (canWaitForStream(use.get()) && mayEndStream(use))
+          ended.push_back(use.get());
+    });
+    return ended;
+  }
+
+  /// Returns the values that may flow into `values` (see getIncomingValues),
+  /// `values` included.
+  static DenseSet<Value> getSources(ArrayRef<Value> values) {
     SmallVector<Value> worklist(values);
     DenseSet<Value> visited;
     while (!worklist.empty()) {
       Value value = worklist.pop_back_val();
-      if (!visited.insert(value).second)
-        continue;
+      if (visited.insert(value).second)
+        llvm::append_range(worklist, getIncomingValues(value));
+    }
+    return visited;
+  }
+
+  /// Returns the indices of the arguments of `function` that may flow into
+  /// `values`.
+  static SmallVector<unsigned> getArgumentSources(func::FuncOp function,
+                                                  ArrayRef<Value> values) {
+    SmallVector<unsigned> indices;
+    for (Value value : getSources(values)) {
       auto argument = dyn_cast<BlockArgument>(value);
       if (argument && argument.getOwner() == &function.front())
         indices.push_back(argument.getArgNumber());
-      else
-        llvm::append_range(worklist, getIncomingValues(value));
     }
     return indices;
   }
 
-  /// The stream arguments of each function with a body, by its name.
+  /// The arguments of each function with a body that it uses as streams, and
+  /// those that it may end, by its name.
   DenseMap<StringAttr, BitVector> streamArgumentsOf;
+  DenseMap<StringAttr, BitVector> endedArgumentsOf;
 };
 } // namespace
 
@@ -639,9 +687,11 @@ namespace {
 /// compiled by this pass does where it returns: the op hands work of unknown
 /// accesses to the stream. With `streamArguments`, a call also hands such
 /// work to each operand that its callee uses as a stream (and the host can
-/// wait for); such an operand is a stream of that call only, not of the
-/// function: another op of unknown effects hands nothing to it, and may take
-/// over that work (see takeOverPassedWork).
+/// wait for), unless a use in the function may end that stream (see
+/// StreamArguments::mayEndStream: the host must not wait for a stream that
+/// code it does not see may have destroyed or be capturing); such an operand
+/// is a stream of that call only, not of the function: another op of unknown
+/// effects hands nothing to it.
 class OpaqueStreamUsers {
 public:
   OpaqueStreamUsers(Operation *function, GpuAccessAnalysis &accesses,
@@ -654,6 +704,8 @@ public:
       if (stream && canWaitForStream(stream))
         streams.insert(stream);
     });
+    if (streamArguments)
+      ended = streamArguments->getEndedSources(function);
   }
 
   /// Records in `handed` the work that `op` may hand to streams (see
@@ -662,32 +714,8 @@ public:
     for (Value stream : getReachedStreams(op)) {
       LDBG() << "an op of unknown effects may hand work to a stream: "
              << OpWithFlags(op, OpPrintingFlags().skipRegions());
-      addHandedWork(handed, stream, getEverything(), /*byOpaqueOp=*/true,
-                    /*passedByCall=*/!streams.contains(stream));
+      addHandedWork(handed, stream, getEverything(), /*byOpaqueOp=*/true);
     }
-  }
-
-  /// Removes from `handed` the work that calls passed to each stream that
-  /// `op` takes as an operand, if `op` is an op of unknown effects without
-  /// regions and no call of a function that the pass compiles (which starts
-  /// with nothing pending). Such code orders itself after the work enqueued
-  /// on a stream it receives (a runtime call that synchronizes the stream,
-  /// ends a capture of it or destroys it): no host wait before or after it.
-  void takeOverPassedWork(Operation *op, SmallVectorImpl<HandedWork> &handed) {
-    if (!streamArguments || op->getNumRegions() != 0 || !isOpaqueOp(op))
-      return;
-    if (auto call = dyn_cast<CallOpInterface>(op);
-        call && streamArguments->hasCalleeBody(call))
-      return;
-    llvm::erase_if(handed, [&](const HandedWork &work) {
-      if (!work.passedByCalls ||
-          !llvm::is_contained(op->getOperands(), work.stream))
-        return false;
-      LDBG() << "an op of unknown effects takes over the work that calls "
-                "passed to its stream operand: "
-             << OpWithFlags(op, OpPrintingFlags().skipRegions());
-      return true;
-    });
   }
 
   /// Returns whether an op nested in `op` may hand work to a stream as an op
@@ -703,13 +731,6 @@ public:
   }
 
 private:
-  /// Returns whether `op` is a host op of unknown effects.
-  bool isOpaqueOp(Operation *op) {
-    return !getAsyncOp(op) && !getLaunchStream(op) &&
-           !isa<gpu::OnStreamOp, gpu::WaitOp>(op) &&
-           accesses.getOwnHostAccesses(op).everything;
-  }
-
   /// Returns the streams to which `op` may hand work: none unless it is a
   /// host op of unknown effects, then each stream of the function that
   /// dominates it and, for a call, each operand that its callee uses as a
@@ -717,7 +738,9 @@ private:
   SmallVector<Value> getReachedStreams(Operation *op) {
     SmallVector<Value> reached;
     bool mayPassStreams = streamArguments && isa<CallOpInterface>(op);
-    if ((streams.empty() && !mayPassStreams) || !isOpaqueOp(op))
+    if ((streams.empty() && !mayPassStreams) || getAsyncOp(op) ||
+        getLaunchStream(op) || isa<gpu::OnStreamOp, gpu::WaitOp>(op) ||
+        !accesses.getOwnHostAccesses(op).everything)
       return reached;
     for (Value stream : streams) {
       if (!dominance.properlyDominates(stream, op))
@@ -728,7 +751,8 @@ private:
       return reached;
     for (Value stream :
          streamArguments->getStreamOperands(cast<CallOpInterface>(op)))
-      if (canWaitForStream(stream) && !llvm::is_contained(reached, stream))
+      if (canWaitForStream(stream) && !ended.contains(stream) &&
+          !llvm::is_contained(reached, stream))
         reached.push_back(stream);
     return reached;
   }
@@ -737,6 +761,8 @@ private:
   DominanceInfo dominance;
   llvm::SetVector<Value> streams;
   const StreamArguments *streamArguments;
+  /// The values that may flow into a use that may end a stream.
+  DenseSet<Value> ended;
 };
 } // namespace
 
@@ -1421,7 +1447,6 @@ private:
     // returns to an SCF op or the next iteration (see keepsHandedWork), or
     // where the op is ordered after it by the stream (a gpu.on_stream on the
     // same stream, see getAccessesUnorderedWith).
-    opaque.takeOverPassedWork(op, handedStreams);
     bool endsBlock = isTerminator(op) && !keepsHandedWork(op->getBlock());
     if (isTerminator(op) && !endsBlock)
       waitForStreamsDefinedIn(op, op->getParentOp());
@@ -2389,7 +2414,6 @@ LogicalResult AsyncDependenceAnalysis::scheduleOp(Operation *op,
     return result;
   }
   if (!isMemoryEffectFree(op)) {
-    opaque.takeOverPassedWork(op, pending.handedStreams);
     scheduleHostOp(op, accesses.getHostAccesses(op), pending);
     opaque.recordHandedWork(op, pending.handedStreams);
   }

@@ -180,16 +180,15 @@ def GpuAsyncRegionPass : Pass<"gpu-async-region"> {
     selects, branches and region ops' block arguments and results), and a
     call by name (not an indirect one) hands work of unknown accesses to
     each operand that it passes to such an argument: later ops that may
-    conflict wait for it as above. Other ops of unknown effects hand it
-    nothing, and one that takes it as an operand and is not a call of a
-    function with a body in the symbol table (a runtime call that
-    synchronizes the stream, ends a capture of it or destroys it) takes that
-    work over: code that receives a stream orders itself after the work
-    enqueued on it, so the host waits for that work neither before nor after
-    the op. A call of a function that the pass compiles, which starts with
-    nothing pending, waits for it. The pass then rewrites those functions,
-    in parallel. Run on a `func.func` (`func.func(gpu-async-region)`), it
-    sees no callee.
+    conflict wait for it as above, unless a use in the function may end that
+    stream or let code the pass does not see end it (an op of unknown
+    effects that takes it, such as a runtime call that synchronizes the
+    stream, ends a capture of it or destroys it, or a call of a function
+    whose argument may be ended so): the host never waits for a stream that
+    may be destroyed or in a capture. Other ops of unknown effects hand no
+    work to such an operand. The pass then rewrites those functions, in
+    parallel. Run on a `func.func` (`func.func(gpu-async-region)`), it sees
+    no callee.
 
     In the dependence mode, launches on a stream as frontends emit them are
     made concurrent: in a block outside `gpu.on_stream` and `async.execute`
