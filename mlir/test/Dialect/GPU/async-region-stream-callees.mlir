@@ -177,7 +177,6 @@ module attributes {gpu.container_module} {
   // CHECK-NOT:     gpu.on_stream <
   // CHECK:         return
   func.func @capture(%s : !llvm.ptr, %m : memref<16xf32>) -> !llvm.ptr {
-    llvm.call @mgpuStreamBeginCapture(%s) : (!llvm.ptr) -> ()
     call @launch_on(%s, %m) : (!llvm.ptr, memref<16xf32>) -> ()
     call @launch_via(%m, %s) : (memref<16xf32>, !llvm.ptr) -> ()
     %g = func.call @end_capture(%s) : (!llvm.ptr) -> !llvm.ptr
