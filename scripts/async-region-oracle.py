@@ -1694,13 +1694,10 @@ class ControlFlowProgram(Program):
         return "%stream"
 
     def gen_stream_launch(self, scope, stream=None):
-        """A launch on `stream` (or a picked one); returns whether one was
-        made."""
+        """A launch on `stream` (or a picked one)."""
         stream = stream or self.pick_stream()
-        count = len(self.lines)
         self.gen_launch(scope,
                         lambda k, a, b: stream_launch_text(k, a, b, stream))
-        return len(self.lines) > count
 
     def gen_stream2_region(self, scope, stream="%stream2"):
         t = f"%t{self.fresh()[2:]}"

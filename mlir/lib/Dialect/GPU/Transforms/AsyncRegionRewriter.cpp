@@ -2984,8 +2984,8 @@ struct GpuAsyncRegionPass::SingleTokenUseCallback {
 // Replaces synchronous GPU ops in the function's region with asynchronous ones
 // and inserts the necessary synchronization (as gpu.wait ops). Assumes
 // sequential execution semantics and that no GPU ops are asynchronous yet.
-// With `streamArguments`, the operands of calls that their callees use as
-// streams are streams of the function (see OpaqueStreamUsers).
+// With `streamArguments`, a call also hands work to the operands that its
+// callee uses as streams (see OpaqueStreamUsers).
 LogicalResult
 GpuAsyncRegionPass::runOnFunction(func::FuncOp function,
                                   const StreamArguments *streamArguments) {
