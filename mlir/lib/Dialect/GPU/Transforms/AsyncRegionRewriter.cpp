@@ -60,7 +60,8 @@ class GpuAsyncRegionPass
   struct SingleTokenUseCallback;
   void runOnOperation() override;
   LogicalResult runOnFunction(func::FuncOp function,
-                              const StreamArguments *streamArguments);
+                              const StreamArguments *streamArguments,
+                              const gpu::FunctionAccessSummaries *summaries);
 };
 } // namespace
 
@@ -2985,10 +2986,12 @@ struct GpuAsyncRegionPass::SingleTokenUseCallback {
 // and inserts the necessary synchronization (as gpu.wait ops). Assumes
 // sequential execution semantics and that no GPU ops are asynchronous yet.
 // With `streamArguments`, a call also hands work to the operands that its
-// callee uses as streams (see OpaqueStreamUsers).
-LogicalResult
-GpuAsyncRegionPass::runOnFunction(func::FuncOp function,
-                                  const StreamArguments *streamArguments) {
+// callee uses as streams (see OpaqueStreamUsers); with `summaries`, a call
+// of a summarized function accesses only what its callee does through the
+// call's operands.
+LogicalResult GpuAsyncRegionPass::runOnFunction(
+    func::FuncOp function, const StreamArguments *streamArguments,
+    const gpu::FunctionAccessSummaries *summaries) {
   AliasAnalysis aliasAnalysis(function);
   // Let the dependence mode order launches on a stream by their accesses.
   if (maxStreams != 1)
@@ -2996,7 +2999,7 @@ GpuAsyncRegionPass::runOnFunction(func::FuncOp function,
   // Let the streams of gpu.on_stream ops order what the host would wait for
   // otherwise: split their bodies before the analyses see them.
   splitOnStreamBodies(function, aliasAnalysis, /*atScfOps=*/maxStreams == 1);
-  GpuAccessAnalysis accesses(aliasAnalysis);
+  GpuAccessAnalysis accesses(aliasAnalysis, summaries);
   OpaqueStreamUsers opaque(function, accesses, streamArguments);
   if (maxStreams == 1) {
     if (function->walk(ThreadTokenCallback(getContext(), accesses, opaque))
@@ -3013,7 +3016,7 @@ GpuAsyncRegionPass::runOnFunction(func::FuncOp function,
   // Collect gpu.wait ops that we can move out of async.execute regions.
   // The rewrite replaced ops: the waits moved out of bodies ask an analysis
   // of their own.
-  GpuAccessAnalysis deferAccesses(aliasAnalysis);
+  GpuAccessAnalysis deferAccesses(aliasAnalysis, summaries);
   function.getRegion().walk(DeferWaitCallback(deferAccesses));
   // Makes each !gpu.async.token returned from async.execute op have single use.
   function.getRegion().walk(SingleTokenUseCallback());
@@ -3024,7 +3027,8 @@ void GpuAsyncRegionPass::runOnOperation() {
   // On a function, the pass sees no callee: another function may be
   // rewritten at the same time.
   if (auto function = dyn_cast<func::FuncOp>(getOperation())) {
-    if (!function.isExternal() && failed(runOnFunction(function, nullptr)))
+    if (!function.isExternal() &&
+        failed(runOnFunction(function, nullptr, nullptr)))
       signalPassFailure();
     return;
   }
@@ -3032,6 +3036,7 @@ void GpuAsyncRegionPass::runOnOperation() {
   // streams before it rewrites any of them; then the rewrite of one function
   // reads no other function's body, and they run in parallel.
   StreamArguments streamArguments(getOperation());
+  gpu::FunctionAccessSummaries summaries(getOperation());
   SmallVector<func::FuncOp> functions;
   for (Region &region : getOperation()->getRegions())
     for (auto function : region.getOps<func::FuncOp>())
@@ -3041,7 +3046,7 @@ void GpuAsyncRegionPass::runOnOperation() {
   // them: each failure reports its diagnostics.
   std::atomic<bool> failedAny = false;
   parallelForEach(&getContext(), functions, [&](func::FuncOp function) {
-    if (failed(runOnFunction(function, &streamArguments)))
+    if (failed(runOnFunction(function, &streamArguments, &summaries)))
       failedAny = true;
   });
   if (failedAny)

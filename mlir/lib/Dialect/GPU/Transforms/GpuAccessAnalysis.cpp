@@ -9,8 +9,10 @@
 #include "mlir/Dialect/GPU/Transforms/GpuAccessAnalysis.h"
 
 #include "mlir/Analysis/AliasAnalysis.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -106,6 +108,9 @@ MemoryAccesses GpuAccessAnalysis::getScopeEndAccesses(Operation *op) {
 }
 
 MemoryAccesses GpuAccessAnalysis::getHostAccesses(Operation *op) {
+  if (auto call = dyn_cast<CallOpInterface>(op); call && summaries)
+    if (std::optional<MemoryAccesses> result = summaries->getCallAccesses(call))
+      return *result;
   MemoryAccesses result;
   std::optional<SmallVector<MemoryEffects::EffectInstance>> effects =
       getEffectsRecursively(op);
@@ -118,6 +123,9 @@ MemoryAccesses GpuAccessAnalysis::getHostAccesses(Operation *op) {
 }
 
 MemoryAccesses GpuAccessAnalysis::getOwnHostAccesses(Operation *op) {
+  if (auto call = dyn_cast<CallOpInterface>(op); call && summaries)
+    if (std::optional<MemoryAccesses> result = summaries->getCallAccesses(call))
+      return *result;
   MemoryAccesses result;
   SmallVector<MemoryEffects::EffectInstance> effects;
   if (!getOwnEffects(op, effects)) {
@@ -321,4 +329,117 @@ ArrayRef<Value> GpuAccessAnalysis::getAliasingBuffers(Value buffer) {
   seenBuffers.push_back(buffer);
   // The map may have grown: look the entry up again.
   return aliasingBuffers[buffer];
+}
+
+/// Returns the name of the callee of `call` if it is a flat symbol reference,
+/// or null.
+static StringAttr getCalleeName(CallOpInterface call) {
+  auto callee = dyn_cast_if_present<FlatSymbolRefAttr>(
+      dyn_cast<SymbolRefAttr>(call.getCallableForCallee()));
+  return callee ? callee.getAttr() : StringAttr();
+}
+
+FunctionAccessSummaries::FunctionAccessSummaries(Operation *symbolTable) {
+  for (Region &region : symbolTable->getRegions())
+    for (auto function : region.getOps<func::FuncOp>())
+      if (!function.isExternal())
+        functions[function.getSymNameAttr()] = function;
+  // A function calls no other function of the table if there is none.
+  if (functions.size() < 2)
+    return;
+  symbolTable->walk([&](CallOpInterface call) {
+    if (StringAttr callee = getCalleeName(call))
+      if (Operation *function = functions.lookup(callee))
+        (void)summarize(function);
+  });
+}
+
+std::optional<MemoryAccesses>
+FunctionAccessSummaries::getCallAccesses(CallOpInterface call) const {
+  StringAttr callee = getCalleeName(call);
+  Operation *function = callee ? functions.lookup(callee) : nullptr;
+  auto it = function ? summaries.find(function) : summaries.end();
+  if (it == summaries.end())
+    return std::nullopt;
+  MemoryAccesses result;
+  result.everything = it->second.everything;
+  OperandRange operands = call.getArgOperands();
+  for (auto [index, writes] : it->second.arguments) {
+    if (index >= operands.size()) {
+      result.everything = true;
+      break;
+    }
+    result.values.push_back({operands[index], writes});
+  }
+  if (result.everything)
+    result.values.clear();
+  return result;
+}
+
+const FunctionAccessSummaries::Summary &
+FunctionAccessSummaries::summarize(Operation *function) {
+  if (auto it = summaries.find(function); it != summaries.end())
+    return it->second;
+  static const Summary unknown = {{}, /*everything=*/true};
+  // A call on a cycle of calls (recursion) accesses everything.
+  if (!inProgress.insert(function).second)
+    return unknown;
+  Summary result;
+  Block &entry = function->getRegion(0).front();
+  DenseMap<unsigned, bool> argumentWrites;
+  auto add = [&](Value value, bool writes) {
+    Value buffer = GpuAccessAnalysis::getBuffer(value);
+    auto argument = dyn_cast<BlockArgument>(buffer);
+    if (argument && argument.getOwner() == &entry) {
+      argumentWrites[argument.getArgNumber()] |= writes;
+      return;
+    }
+    // Memory the function allocates is new to each call.
+    if (GpuAccessAnalysis::isAllocation(buffer) &&
+        function->isAncestor(buffer.getDefiningOp()))
+      return;
+    result.everything = true;
+  };
+  AliasAnalysis aliasAnalysis(function);
+  GpuAccessAnalysis accesses(aliasAnalysis);
+  function->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (op == function)
+      return WalkResult::advance();
+    MemoryAccesses opAccesses;
+    auto launch = dyn_cast<LaunchFuncOp>(op);
+    if (isa<OnStreamOp>(op) || (launch && launch.getAsyncObject())) {
+      // Work handed to a stream may still run after the call.
+      opAccesses.everything = true;
+    } else if (isa<AsyncOpInterface>(op)) {
+      opAccesses = accesses.getGpuAccesses(op);
+    } else if (auto call = dyn_cast<CallOpInterface>(op)) {
+      StringAttr calleeName = getCalleeName(call);
+      Operation *callee = calleeName ? functions.lookup(calleeName) : nullptr;
+      const Summary &calleeSummary = callee ? summarize(callee) : unknown;
+      opAccesses.everything = calleeSummary.everything;
+      for (auto [index, writes] : calleeSummary.arguments) {
+        if (index >= call.getArgOperands().size())
+          opAccesses.everything = true;
+        else
+          opAccesses.values.push_back({call.getArgOperands()[index], writes});
+      }
+    } else {
+      opAccesses = accesses.getOwnHostAccesses(op);
+    }
+    result.everything |= opAccesses.everything;
+    for (auto [value, writes] : opAccesses.values)
+      add(value, writes);
+    return result.everything ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  inProgress.erase(function);
+  if (!result.everything)
+    for (auto [index, writes] : argumentWrites)
+      result.arguments.push_back({index, writes});
+  llvm::sort(result.arguments);
+  LDBG() << "function @" << cast<SymbolOpInterface>(function).getName()
+         << " accesses "
+         << (result.everything
+                 ? "everything"
+                 : std::to_string(result.arguments.size()) + " argument(s)");
+  return summaries[function] = std::move(result);
 }

@@ -19,10 +19,12 @@
 #include "mlir/IR/Value.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallVector.h"
 
 namespace mlir {
 class AliasAnalysis;
+class CallOpInterface;
 
 namespace gpu {
 class GPUFuncOp;
@@ -44,6 +46,40 @@ struct MemoryAccesses {
 
   /// Adds the accesses of `other`.
   void append(const MemoryAccesses &other);
+};
+
+/// What the functions of a symbol table access, as the GPU ops and host ops
+/// of their bodies do (see GpuAccessAnalysis), in terms of their arguments:
+/// a call of one of them accesses what its operands refer to. Only the
+/// func.func ops with a body that are direct children of the symbol table are
+/// summarized, and calls are resolved by their callee's flat symbol name. A
+/// function accesses everything if an op in it may reach memory other than
+/// that of its arguments and of the allocations it makes (a global, a loaded
+/// pointer), has unknown effects, calls a function that is not summarized or
+/// one on a cycle of calls (recursion), or may hand work to a stream (a
+/// gpu.on_stream, a launch on a stream): that work is still running after
+/// the call.
+class FunctionAccessSummaries {
+public:
+  /// Summarizes the functions of `symbolTable` that are called in it.
+  explicit FunctionAccessSummaries(Operation *symbolTable);
+
+  /// Returns the memory that `call` accesses through its callee if the
+  /// callee is summarized: what its operands refer to, or everything.
+  std::optional<MemoryAccesses> getCallAccesses(CallOpInterface call) const;
+
+private:
+  struct Summary {
+    /// The accessed arguments, and whether they are written.
+    SmallVector<std::pair<unsigned, bool>> arguments;
+    bool everything = false;
+  };
+  const Summary &summarize(Operation *function);
+
+  DenseMap<StringAttr, Operation *> functions;
+  DenseMap<Operation *, Summary> summaries;
+  /// The functions being summarized (a call of one of them is recursive).
+  DenseSet<Operation *> inProgress;
 };
 
 /// Answers which memory the GPU ops and the host ops of a function access and
@@ -70,8 +106,11 @@ struct MemoryAccesses {
 /// analysis is in use.
 class GpuAccessAnalysis {
 public:
-  explicit GpuAccessAnalysis(AliasAnalysis &aliasAnalysis)
-      : aliasAnalysis(aliasAnalysis) {}
+  /// With `summaries`, a call of a summarized function accesses what its
+  /// callee does through the call's operands; otherwise everything.
+  explicit GpuAccessAnalysis(AliasAnalysis &aliasAnalysis,
+                             const FunctionAccessSummaries *summaries = nullptr)
+      : aliasAnalysis(aliasAnalysis), summaries(summaries) {}
 
   /// The buffer `value` is a view of: `value` followed back through view-like
   /// ops.
@@ -125,6 +164,7 @@ private:
   bool mayAliasBuffers(Value lhs, Value rhs);
 
   AliasAnalysis &aliasAnalysis;
+  const FunctionAccessSummaries *summaries;
   SymbolTableCollection symbolTables;
   DenseMap<SymbolRefAttr, Operation *> kernels;
   DenseMap<Operation *, MemoryAccesses> kernelAccesses;

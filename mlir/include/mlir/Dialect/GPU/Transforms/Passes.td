@@ -94,7 +94,7 @@ def GpuAsyncRegionPass : Pass<"gpu-async-region"> {
       sparse ones, which reach memory through handles) access everything.
     - Host ops: their memory effects (pure ops and fresh allocations access
       nothing; a `func.call` and other ops with unknown effects access
-      everything). The terminator of an automatic allocation scope (a
+      everything, but see below for calls of functions of the module). The terminator of an automatic allocation scope (a
       function's return, the yield of an `scf.for` iteration, of an
       `async.execute` body) writes the stack memory allocated in it
       (`memref.alloca`): it is gone afterwards.
@@ -189,6 +189,17 @@ def GpuAsyncRegionPass : Pass<"gpu-async-region"> {
     work to such an operand. The pass then rewrites those functions, in
     parallel. Run on a `func.func` (`func.func(gpu-async-region)`), it sees
     no callee.
+
+    On a symbol table, the pass also summarizes, before it rewrites any
+    function, what each called `func.func` with a body among its children
+    accesses through its arguments (its host ops' effects and its GPU ops'
+    accesses, as above; memory it allocates is its own): a call by name of
+    such a function accesses what its operands refer to, and the host waits
+    before it only for the work that conflicts with that. A function that
+    may reach other memory (a global, a loaded pointer), has an op of unknown
+    effects, calls a function that is not summarized (external, indirect, or
+    on a cycle of calls) or uses a stream (`gpu.on_stream`, a launch on a
+    stream) accesses everything.
 
     In the dependence mode, launches on a stream as frontends emit them are
     made concurrent: in a block outside `gpu.on_stream` and `async.execute`
