@@ -541,7 +541,7 @@ public:
     SmallVector<SmallVector<unsigned>> callers(functions.size());
     for (auto [index, uses] : llvm::enumerate(functions))
       for (CallOpInterface call : uses.calls)
-        if (StringAttr callee = getCalleeName(call))
+        if (StringAttr callee = gpu::getFlatCalleeName(call))
           if (auto it = indexOf.find(callee); it != indexOf.end())
             callers[it->second].push_back(index);
     // A value passed on as a stream is one, and one passed to an argument
@@ -592,7 +592,7 @@ public:
         (launch && launch.getAsyncObject() == use.get()))
       return false;
     auto call = dyn_cast<CallOpInterface>(user);
-    StringAttr callee = call ? getCalleeName(call) : StringAttr();
+    StringAttr callee = call ? gpu::getFlatCalleeName(call) : StringAttr();
     auto it = callee ? endedArgumentsOf.find(callee) : endedArgumentsOf.end();
     if (it != endedArgumentsOf.end()) {
       unsigned index =
@@ -614,7 +614,7 @@ public:
   /// unless the callee is a function with a body in the symbol table.
   SmallVector<Value> getStreamOperands(CallOpInterface call) const {
     SmallVector<Value> streams;
-    StringAttr callee = getCalleeName(call);
+    StringAttr callee = gpu::getFlatCalleeName(call);
     auto it = callee ? streamArgumentsOf.find(callee) : streamArgumentsOf.end();
     if (it == streamArgumentsOf.end())
       return streams;
@@ -625,14 +625,6 @@ public:
   }
 
 private:
-  /// Returns the name of the callee of `call` if it is a flat symbol
-  /// reference, or null.
-  static StringAttr getCalleeName(CallOpInterface call) {
-    auto callee = dyn_cast_if_present<FlatSymbolRefAttr>(
-        dyn_cast<SymbolRefAttr>(call.getCallableForCallee()));
-    return callee ? callee.getAttr() : StringAttr();
-  }
-
   /// Returns the values of `function` that the host could wait for as
   /// streams and that a use may end (see mayEndStream).
   SmallVector<Value> getEndedValues(Operation *function) const {

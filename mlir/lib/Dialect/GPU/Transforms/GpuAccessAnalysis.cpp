@@ -107,10 +107,17 @@ MemoryAccesses GpuAccessAnalysis::getScopeEndAccesses(Operation *op) {
   return result;
 }
 
+std::optional<MemoryAccesses>
+GpuAccessAnalysis::getSummarizedCallAccesses(Operation *op) const {
+  auto call = dyn_cast<CallOpInterface>(op);
+  if (!call || !summaries)
+    return std::nullopt;
+  return summaries->getCallAccesses(call);
+}
+
 MemoryAccesses GpuAccessAnalysis::getHostAccesses(Operation *op) {
-  if (auto call = dyn_cast<CallOpInterface>(op); call && summaries)
-    if (std::optional<MemoryAccesses> result = summaries->getCallAccesses(call))
-      return *result;
+  if (std::optional<MemoryAccesses> result = getSummarizedCallAccesses(op))
+    return *result;
   MemoryAccesses result;
   std::optional<SmallVector<MemoryEffects::EffectInstance>> effects =
       getEffectsRecursively(op);
@@ -123,9 +130,8 @@ MemoryAccesses GpuAccessAnalysis::getHostAccesses(Operation *op) {
 }
 
 MemoryAccesses GpuAccessAnalysis::getOwnHostAccesses(Operation *op) {
-  if (auto call = dyn_cast<CallOpInterface>(op); call && summaries)
-    if (std::optional<MemoryAccesses> result = summaries->getCallAccesses(call))
-      return *result;
+  if (std::optional<MemoryAccesses> result = getSummarizedCallAccesses(op))
+    return *result;
   MemoryAccesses result;
   SmallVector<MemoryEffects::EffectInstance> effects;
   if (!getOwnEffects(op, effects)) {
@@ -331,9 +337,7 @@ ArrayRef<Value> GpuAccessAnalysis::getAliasingBuffers(Value buffer) {
   return aliasingBuffers[buffer];
 }
 
-/// Returns the name of the callee of `call` if it is a flat symbol reference,
-/// or null.
-static StringAttr getCalleeName(CallOpInterface call) {
+StringAttr gpu::getFlatCalleeName(CallOpInterface call) {
   auto callee = dyn_cast_if_present<FlatSymbolRefAttr>(
       dyn_cast<SymbolRefAttr>(call.getCallableForCallee()));
   return callee ? callee.getAttr() : StringAttr();
@@ -347,24 +351,23 @@ FunctionAccessSummaries::FunctionAccessSummaries(Operation *symbolTable) {
   // A function calls no other function of the table if there is none.
   if (functions.size() < 2)
     return;
+  // One analysis for all functions: the kernels they launch are looked up
+  // once.
+  AliasAnalysis aliasAnalysis(symbolTable);
+  GpuAccessAnalysis accesses(aliasAnalysis);
   symbolTable->walk([&](CallOpInterface call) {
-    if (StringAttr callee = getCalleeName(call))
+    if (StringAttr callee = getFlatCalleeName(call))
       if (Operation *function = functions.lookup(callee))
-        (void)summarize(function);
+        (void)summarize(function, accesses);
   });
 }
 
-std::optional<MemoryAccesses>
-FunctionAccessSummaries::getCallAccesses(CallOpInterface call) const {
-  StringAttr callee = getCalleeName(call);
-  Operation *function = callee ? functions.lookup(callee) : nullptr;
-  auto it = function ? summaries.find(function) : summaries.end();
-  if (it == summaries.end())
-    return std::nullopt;
+MemoryAccesses FunctionAccessSummaries::getCallAccesses(const Summary &summary,
+                                                        CallOpInterface call) {
   MemoryAccesses result;
-  result.everything = it->second.everything;
+  result.everything = summary.everything;
   OperandRange operands = call.getArgOperands();
-  for (auto [index, writes] : it->second.arguments) {
+  for (auto [index, writes] : summary.arguments) {
     if (index >= operands.size()) {
       result.everything = true;
       break;
@@ -376,8 +379,19 @@ FunctionAccessSummaries::getCallAccesses(CallOpInterface call) const {
   return result;
 }
 
+std::optional<MemoryAccesses>
+FunctionAccessSummaries::getCallAccesses(CallOpInterface call) const {
+  StringAttr callee = getFlatCalleeName(call);
+  Operation *function = callee ? functions.lookup(callee) : nullptr;
+  auto it = function ? summaries.find(function) : summaries.end();
+  if (it == summaries.end())
+    return std::nullopt;
+  return getCallAccesses(it->second, call);
+}
+
 const FunctionAccessSummaries::Summary &
-FunctionAccessSummaries::summarize(Operation *function) {
+FunctionAccessSummaries::summarize(Operation *function,
+                                   GpuAccessAnalysis &accesses) {
   if (auto it = summaries.find(function); it != summaries.end())
     return it->second;
   static const Summary unknown = {{}, /*everything=*/true};
@@ -400,8 +414,6 @@ FunctionAccessSummaries::summarize(Operation *function) {
       return;
     result.everything = true;
   };
-  AliasAnalysis aliasAnalysis(function);
-  GpuAccessAnalysis accesses(aliasAnalysis);
   function->walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (op == function)
       return WalkResult::advance();
@@ -413,16 +425,10 @@ FunctionAccessSummaries::summarize(Operation *function) {
     } else if (isa<AsyncOpInterface>(op)) {
       opAccesses = accesses.getGpuAccesses(op);
     } else if (auto call = dyn_cast<CallOpInterface>(op)) {
-      StringAttr calleeName = getCalleeName(call);
+      StringAttr calleeName = getFlatCalleeName(call);
       Operation *callee = calleeName ? functions.lookup(calleeName) : nullptr;
-      const Summary &calleeSummary = callee ? summarize(callee) : unknown;
-      opAccesses.everything = calleeSummary.everything;
-      for (auto [index, writes] : calleeSummary.arguments) {
-        if (index >= call.getArgOperands().size())
-          opAccesses.everything = true;
-        else
-          opAccesses.values.push_back({call.getArgOperands()[index], writes});
-      }
+      opAccesses =
+          getCallAccesses(callee ? summarize(callee, accesses) : unknown, call);
     } else {
       opAccesses = accesses.getOwnHostAccesses(op);
     }

@@ -48,6 +48,12 @@ struct MemoryAccesses {
   void append(const MemoryAccesses &other);
 };
 
+class GpuAccessAnalysis;
+
+/// Returns the name of the callee of `call` if it is a flat symbol reference,
+/// or null.
+StringAttr getFlatCalleeName(CallOpInterface call);
+
 /// What the functions of a symbol table access, as the GPU ops and host ops
 /// of their bodies do (see GpuAccessAnalysis), in terms of their arguments:
 /// a call of one of them accesses what its operands refer to. Only the
@@ -74,7 +80,11 @@ private:
     SmallVector<std::pair<unsigned, bool>> arguments;
     bool everything = false;
   };
-  const Summary &summarize(Operation *function);
+  /// Summarizes `function`, asking `accesses` what its ops access.
+  const Summary &summarize(Operation *function, GpuAccessAnalysis &accesses);
+  /// Returns what `call` accesses if its callee is summarized by `summary`.
+  static MemoryAccesses getCallAccesses(const Summary &summary,
+                                        CallOpInterface call);
 
   DenseMap<StringAttr, Operation *> functions;
   DenseMap<Operation *, Summary> summaries;
@@ -162,6 +172,8 @@ private:
   MemoryAccesses getLaunchAccesses(LaunchFuncOp launch);
   const MemoryAccesses &getKernelAccesses(GPUFuncOp kernel);
   bool mayAliasBuffers(Value lhs, Value rhs);
+  /// Returns what `op` accesses if it is a call of a summarized function.
+  std::optional<MemoryAccesses> getSummarizedCallAccesses(Operation *op) const;
 
   AliasAnalysis &aliasAnalysis;
   const FunctionAccessSummaries *summaries;

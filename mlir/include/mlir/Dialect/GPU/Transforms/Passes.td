@@ -94,10 +94,10 @@ def GpuAsyncRegionPass : Pass<"gpu-async-region"> {
       sparse ones, which reach memory through handles) access everything.
     - Host ops: their memory effects (pure ops and fresh allocations access
       nothing; a `func.call` and other ops with unknown effects access
-      everything, but see below for calls of functions of the module). The terminator of an automatic allocation scope (a
-      function's return, the yield of an `scf.for` iteration, of an
-      `async.execute` body) writes the stack memory allocated in it
-      (`memref.alloca`): it is gone afterwards.
+      everything, but see below for calls of functions of the module). The
+      terminator of an automatic allocation scope (a function's return, the
+      yield of an `scf.for` iteration, of an `async.execute` body) writes the
+      stack memory allocated in it (`memref.alloca`): it is gone afterwards.
     - Buffers may alias unless alias analysis says they do not, they are
       distinct function arguments one of which is `llvm.noalias`, or one is
       allocated in the function and the other is a function argument.
