@@ -891,13 +891,15 @@ static void joinSelectedTokens(Operation *root) {
 /// Gives each event token exactly one consumer. Tokens that are not produced
 /// by an async GPU op (block arguments, results of region ops and calls,
 /// `async.await`) lower to events, and the op that uses an event destroys it,
-/// so an event token must be used exactly once, by an op in the block that
-/// defines it: either a GPU op, which consumes it, or an op that passes it on
-/// across a region boundary (a terminator, a call, a loop's initial value),
-/// which hands it over. Anything else is rewritten here:
+/// so an event token must have exactly one consumer, an op in the block that
+/// defines it: either a GPU op, which consumes it once however often it lists
+/// it, or an op that passes it on across a region boundary (a terminator, a
+/// call, a loop's initial value) as a single operand, which hands it over.
+/// Anything else is rewritten here:
 ///  - a token that is never used gets an unused `gpu.wait async`, which only
 ///    releases the event;
-///  - a token used several times, from a nested region (which may run zero
+///  - a token used by several ops, passed on as several operands (each would
+///    hand over the same event), from a nested region (which may run zero
 ///    times, or many), or by a conditional branch (which may pass it along
 ///    one edge only) becomes a stream right after its definition:
 ///    `gpu.wait async [%event]`; streams can be used any number of times.
@@ -925,7 +927,8 @@ static void normalizeEventTokens(Operation *root) {
     auto users = llvm::to_vector(event.getUsers());
     if (llvm::all_equal(users) && !users.empty() &&
         users.front()->getBlock() == block &&
-        users.front()->getNumSuccessors() < 2)
+        users.front()->getNumSuccessors() < 2 &&
+        (event.hasOneUse() || isa<gpu::AsyncOpInterface>(users.front())))
       continue;
     OpBuilder builder(event.getContext());
     if (auto argument = dyn_cast<BlockArgument>(event))

@@ -60,6 +60,33 @@ module attributes {gpu.container_module} {
     return
   }
 
+  // An op that passes an event token on hands over one event per operand:
+  // listed twice, the same event would be destroyed by both receivers. It
+  // becomes a stream first, and the event is destroyed once, here.
+  // CHECK-LABEL: llvm.func @event_returned_twice
+  func.func @event_returned_twice(%t : !gpu.async.token)
+      -> (!gpu.async.token, !gpu.async.token) {
+    // CHECK: %[[S:.*]] = llvm.call @mgpuStreamCreate()
+    // CHECK-NEXT: llvm.call @mgpuStreamWaitEvent(%[[S]], %arg0)
+    // CHECK-NEXT: llvm.call @mgpuEventDestroy(%arg0)
+    // CHECK-NOT: %arg0
+    // CHECK: llvm.return
+    return %t, %t : !gpu.async.token, !gpu.async.token
+  }
+
+  // The same for a call.
+  // CHECK-LABEL: llvm.func @event_passed_twice
+  func.func @event_passed_twice(%t : !gpu.async.token) {
+    // CHECK: %[[S:.*]] = llvm.call @mgpuStreamCreate()
+    // CHECK-NEXT: llvm.call @mgpuStreamWaitEvent(%[[S]], %arg0)
+    // CHECK-NEXT: llvm.call @mgpuEventDestroy(%arg0)
+    // CHECK-NOT: %arg0
+    // CHECK: llvm.call @take_two
+    call @take_two(%t, %t) : (!gpu.async.token, !gpu.async.token) -> ()
+    return
+  }
+  func.func private @take_two(!gpu.async.token, !gpu.async.token)
+
   // An event token used in a loop body would be waited for on every
   // iteration: it becomes a stream before the loop.
   // CHECK-LABEL: llvm.func @event_used_in_loop

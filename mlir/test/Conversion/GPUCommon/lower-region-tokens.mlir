@@ -69,6 +69,42 @@ module attributes {gpu.container_module} {
     return
   }
 
+  // An event token that a region yields twice: each result owns an event of
+  // its own, recorded on a stream that waited for the event once.
+  // CHECK-LABEL: llvm.func @event_yielded_twice
+  func.func @event_yielded_twice(%cond : i1) {
+    // CHECK: %[[R:.*]]:2 = scf.if
+    %r:2 = scf.if %cond -> (!gpu.async.token, !gpu.async.token) {
+      // CHECK: %[[E:.*]] = scf.if
+      %e = scf.if %cond -> !gpu.async.token {
+        %t0 = gpu.wait async
+        scf.yield %t0 : !gpu.async.token
+      } else {
+        %t1 = gpu.wait async
+        scf.yield %t1 : !gpu.async.token
+      }
+      // CHECK: llvm.call @mgpuStreamWaitEvent(%[[S:.*]], %[[E]])
+      // CHECK-NEXT: llvm.call @mgpuEventDestroy(%[[E]])
+      // CHECK-NEXT: %[[E1:.*]] = llvm.call @mgpuEventCreate()
+      // CHECK-NEXT: llvm.call @mgpuEventRecord(%[[E1]], %[[S]])
+      // CHECK-NEXT: %[[E2:.*]] = llvm.call @mgpuEventCreate()
+      // CHECK-NEXT: llvm.call @mgpuEventRecord(%[[E2]], %[[S]])
+      // CHECK-NEXT: llvm.call @mgpuStreamDestroy(%[[S]])
+      // CHECK-NEXT: scf.yield %[[E1]], %[[E2]] : !llvm.ptr, !llvm.ptr
+      scf.yield %e, %e : !gpu.async.token, !gpu.async.token
+    } else {
+      %t2 = gpu.wait async
+      scf.yield %t2, %t2 : !gpu.async.token, !gpu.async.token
+    }
+    // CHECK: llvm.call @mgpuEventSynchronize(%[[R]]#0)
+    // CHECK-NEXT: llvm.call @mgpuEventDestroy(%[[R]]#0)
+    // CHECK-NEXT: llvm.call @mgpuEventSynchronize(%[[R]]#1)
+    // CHECK-NEXT: llvm.call @mgpuEventDestroy(%[[R]]#1)
+    gpu.wait [%r#0]
+    gpu.wait [%r#1]
+    return
+  }
+
   // CHECK-LABEL: llvm.func @callee
   // CHECK-SAME: (%[[A:.*]]: !llvm.ptr, {{.*}}) -> !llvm.ptr
   func.func @callee(%t : !gpu.async.token, %sz : index, %f : f32) -> !gpu.async.token {

@@ -33,6 +33,7 @@
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/ADT/PointerIntPair.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/DebugLog.h"
@@ -1762,9 +1763,39 @@ namespace {
 /// regions, the token an scf.for or scf.while gets as an iter_arg for the GPU
 /// work of the previous iterations (in the `before` region of scf.while), or
 /// the token the `before` region of scf.while forwards to its `after` region.
-/// The ops are those of the IR before the rewrite.
+/// The ops are those of the IR before the rewrite. A region op passes one
+/// token per class of the buffers its GPU work accesses (see
+/// getTokenClasses): the other kinds have an index, that of the class.
 enum class TokenKind : unsigned { Op, Result, Carried, Forwarded };
-using TokenNode = llvm::PointerIntPair<Operation *, 2, TokenKind>;
+struct TokenNode {
+  TokenNode() = default;
+  TokenNode(Operation *op, TokenKind kind, unsigned index = 0)
+      : opAndKind(op, kind), index(index) {}
+  Operation *getPointer() const { return opAndKind.getPointer(); }
+  TokenKind getInt() const { return opAndKind.getInt(); }
+  unsigned getIndex() const { return index; }
+  bool operator==(const TokenNode &other) const {
+    return opAndKind == other.opAndKind && index == other.index;
+  }
+
+  llvm::PointerIntPair<Operation *, 2, TokenKind> opAndKind;
+  unsigned index = 0;
+};
+} // namespace
+
+template <>
+struct llvm::DenseMapInfo<TokenNode> {
+  static unsigned getHashValue(const TokenNode &token) {
+    return detail::combineHashValue(
+        DenseMapInfo<void *>::getHashValue(token.opAndKind.getOpaqueValue()),
+        token.index);
+  }
+  static bool isEqual(const TokenNode &lhs, const TokenNode &rhs) {
+    return lhs == rhs;
+  }
+};
+
+namespace {
 
 /// One step of the rewrite, in program order.
 struct ScheduleStep {
@@ -1776,15 +1807,17 @@ struct ScheduleStep {
     /// Wait on the host for `tokens`, before `op` (at the end of `block` if
     /// `op` is null).
     HostWait,
-    /// Give scf.for or scf.while `op` a token iter_arg, initialized with the
-    /// join of `tokens` (and scf.while a token its `before` region forwards).
+    /// Give scf.for or scf.while `op` its token iter_arg `index` of
+    /// `numTokens`, initialized with the join of `tokens` (and scf.while a
+    /// token its `before` region forwards); the loop is rewritten at the last
+    /// one.
     CarryIntoLoop,
-    /// Yield the join of `tokens` from region `region` of `op` (for a loop
-    /// with no tokens, the iter_arg).
+    /// Yield the join of `tokens` from region `region` of `op` as its token
+    /// `index` (for a loop with no tokens, the iter_arg).
     Yield,
-    /// Give `op` (scf.if, scf.index_switch, scf.execute_region) a token
-    /// result, the value its regions yield; for a loop, only record its token
-    /// result.
+    /// Give `op` (scf.if, scf.index_switch, scf.execute_region) `numTokens`
+    /// token results, the values its regions yield; for a loop, only record
+    /// its token results.
     AddResult,
     /// Make the entry token of gpu.on_stream `op` known.
     EnterStream,
@@ -1801,7 +1834,22 @@ struct ScheduleStep {
   unsigned region = 0;
   SmallVector<TokenNode> tokens;
   Value stream = {};
+  /// For CarryIntoLoop, Yield and AddResult: the token class (see
+  /// getTokenClasses) and the number of classes.
+  unsigned index = 0;
+  unsigned numTokens = 1;
 };
+
+/// Returns a CarryIntoLoop, Yield or AddResult step for token `index` of
+/// `numTokens`.
+static ScheduleStep makeTokenStep(ScheduleStep::Kind kind, Operation *op,
+                                  unsigned region, ArrayRef<TokenNode> tokens,
+                                  unsigned index, unsigned numTokens) {
+  ScheduleStep step{kind, op, nullptr, region, llvm::to_vector(tokens)};
+  step.index = index;
+  step.numTokens = numTokens;
+  return step;
+}
 
 /// Per buffer, the GPU work that may have written it last and that read it
 /// since, that the host has not waited for.
@@ -1866,6 +1914,21 @@ private:
   void scheduleHostOp(Operation *op, const MemoryAccesses &hostAccesses,
                       PendingWork &pending);
   LogicalResult scheduleLoop(Operation *loop, PendingWork &pending);
+  /// Returns the classes into which the dependence mode divides
+  /// `regionAccesses`, what the GPU work in the regions of a region op
+  /// accesses, to pass one token per class through the op: buffers that may
+  /// alias are in one class, at most `maxStreams` classes (kMaxTokenClasses
+  /// if it is 0), the buffers beyond in the last one. One class if the work
+  /// accesses everything.
+  SmallVector<MemoryAccesses>
+  getTokenClasses(const MemoryAccesses &regionAccesses);
+  /// Returns, for each class of `classes`, the tokens defined in `block`
+  /// whose work on that class's buffers `pending` (the state at the end of
+  /// `block`) has not completed: what the block passes on as that class's
+  /// token. An open token of the block in no class goes with the first.
+  SmallVector<SmallVector<TokenNode>>
+  getClassTokens(const PendingWork &pending, Block &block,
+                 ArrayRef<MemoryAccesses> classes);
   LogicalResult scheduleBranches(Operation *op, PendingWork &pending);
   LogicalResult scheduleNested(Operation *op, PendingWork &pending);
   LogicalResult scheduleOnStream(gpu::OnStreamOp op, PendingWork &pending);
@@ -2044,8 +2107,17 @@ void AsyncDependenceAnalysis::hostWait(PendingWork &pending,
       waited.push_back(token);
   if (waited.empty())
     return;
-  for (TokenNode token : waited)
+  // The work they depend on has completed too (each token is visited once:
+  // what a completed token depends on is completed).
+  SmallVector<TokenNode> worklist(waited);
+  while (!worklist.empty()) {
+    TokenNode token = worklist.pop_back_val();
     pending.open.erase(token);
+    if (auto it = dependencies.find(token); it != dependencies.end())
+      for (TokenNode dep : it->second)
+        if (pending.completed.insert(dep).second)
+          worklist.push_back(dep);
+  }
   // Waiting for a token waits for what it depends on.
   dropImplied(waited);
   LDBG() << "host waits for " << waited.size() << " token(s) before "
@@ -2213,80 +2285,205 @@ void AsyncDependenceAnalysis::scheduleHostOp(Operation *op,
     hostWait(pending, getConflicts(pending, hostAccesses), op);
 }
 
+/// The number of token classes of a region op in the dependence mode without
+/// a limit on the streams (see getTokenClasses).
+static constexpr unsigned kMaxTokenClasses = 8;
+
+SmallVector<MemoryAccesses>
+AsyncDependenceAnalysis::getTokenClasses(const MemoryAccesses &regionAccesses) {
+  unsigned limit = maxStreams == 0 ? kMaxTokenClasses : maxStreams;
+  if (regionAccesses.everything || regionAccesses.values.size() < 2 ||
+      limit < 2)
+    return {regionAccesses};
+  // Union the buffers that may alias: an access to one of them conflicts
+  // with work on the other, which its class's token must cover.
+  SmallVector<Value> buffers;
+  DenseMap<Value, unsigned> indexOf;
+  for (auto [value, writes] : regionAccesses.values) {
+    Value buffer = GpuAccessAnalysis::getBuffer(value);
+    if (indexOf.try_emplace(buffer, buffers.size()).second)
+      buffers.push_back(buffer);
+  }
+  llvm::EquivalenceClasses<unsigned> unions;
+  for (auto [index, buffer] : llvm::enumerate(buffers)) {
+    unions.insert(index);
+    for (Value other : accesses.getAliasingBuffers(buffer))
+      if (auto it = indexOf.find(other); it != indexOf.end())
+        unions.unionSets(index, it->second);
+  }
+  // Number the classes in the order of their first buffer.
+  DenseMap<unsigned, unsigned> classOf;
+  SmallVector<MemoryAccesses> classes;
+  for (auto [value, writes] : regionAccesses.values) {
+    unsigned leader = unions.getLeaderValue(
+        indexOf.lookup(GpuAccessAnalysis::getBuffer(value)));
+    auto [it, inserted] = classOf.try_emplace(
+        leader, std::min<unsigned>(classOf.size(), limit - 1));
+    if (it->second == classes.size())
+      classes.emplace_back();
+    classes[it->second].values.push_back({value, writes});
+  }
+  return classes;
+}
+
+SmallVector<SmallVector<TokenNode>>
+AsyncDependenceAnalysis::getClassTokens(const PendingWork &pending,
+                                        Block &block,
+                                        ArrayRef<MemoryAccesses> classes) {
+  auto isPassedOn = [&](TokenNode token) {
+    return getDefiningBlock(token) == &block &&
+           !pending.completed.contains(token);
+  };
+  SmallVector<llvm::SmallSetVector<TokenNode, 4>> sets(classes.size());
+  for (auto [set, regionClass] : llvm::zip_equal(sets, classes)) {
+    for (TokenNode token : pending.barriers)
+      if (isPassedOn(token))
+        set.insert(token);
+    for (auto [value, writes] : regionClass.values) {
+      for (Value buffer :
+           accesses.getAliasingBuffers(GpuAccessAnalysis::getBuffer(value))) {
+        auto it = pending.buffers.find(buffer);
+        if (it == pending.buffers.end())
+          continue;
+        for (TokenNode token :
+             llvm::concat<const TokenNode>(it->second.writes, it->second.reads))
+          if (isPassedOn(token))
+            set.insert(token);
+      }
+    }
+  }
+  // Work of no class (a user's gpu.wait async, which accesses nothing) must
+  // still be passed on.
+  for (TokenNode token : getOpenTokens(pending, &block))
+    if (llvm::none_of(sets, [&](auto &set) { return set.contains(token); }))
+      sets.front().insert(token);
+  return llvm::map_to_vector(sets, [&](auto &set) {
+    SmallVector<TokenNode> tokens = set.takeVector();
+    dropImplied(tokens);
+    return tokens;
+  });
+}
+
 LogicalResult AsyncDependenceAnalysis::scheduleLoop(Operation *loop,
                                                     PendingWork &pending) {
-  // The iter_arg stands for the work of the previous iterations, which
-  // accessed what the loop's regions access; before the first iteration, for
-  // the pending work that conflicts with them. scf.for's body starts with it.
-  // scf.while's `before` region does, and forwards the join of the work it
-  // leaves pending (with the iter_arg's) to the `after` region and, once the
-  // loop ends, as the token result; the last region yields its work to the
-  // next iteration.
-  MemoryAccesses loopAccesses = getNestedGpuAccesses(accesses, loop);
-  SmallVector<TokenNode> init = getConflicts(pending, loopAccesses);
-  dropImplied(init);
-  LDBG() << OpWithFlags(loop, OpPrintingFlags().skipRegions())
-         << " carries a token, initialized with " << init.size() << " token(s)";
-  schedule.push_back({ScheduleStep::Kind::CarryIntoLoop, loop, nullptr, 0,
-                      SmallVector<TokenNode>(init)});
-  // The token each region starts with.
-  SmallVector<TokenNode, 2> regionTokens = {
-      TokenNode(loop, TokenKind::Carried)};
+  // Each iter_arg stands for the work of the previous iterations on the
+  // buffers of its class, which accessed what the loop's regions access
+  // there; before the first iteration, for the pending work that conflicts
+  // with those accesses. scf.for's body starts with them. scf.while's
+  // `before` region does, and forwards, per class, the join of the work it
+  // leaves pending on the class's buffers (with the iter_arg's) to the
+  // `after` region and, once the loop ends, as the token results; the last
+  // region yields that of its work to the next iteration. Work after the
+  // loop waits only for the classes it conflicts with.
+  SmallVector<MemoryAccesses> classes =
+      getTokenClasses(getNestedGpuAccesses(accesses, loop));
+  unsigned numTokens = classes.size();
+  SmallVector<TokenNode, 2> kinds = {TokenNode(loop, TokenKind::Carried)};
   if (isa<scf::WhileOp>(loop))
-    regionTokens.push_back(TokenNode(loop, TokenKind::Forwarded));
-  TokenNode result(loop, TokenKind::Result);
-  for (TokenNode token : regionTokens)
-    dependencies[token].assign(init.begin(), init.end());
-  dependencies[result].assign(init.begin(), init.end());
-  for (TokenNode token : init)
-    pending.open.erase(token);
+    kinds.push_back(TokenNode(loop, TokenKind::Forwarded));
+  SmallVector<SmallVector<TokenNode>> inits;
+  for (auto [index, regionClass] : llvm::enumerate(classes)) {
+    SmallVector<TokenNode> init = getConflicts(pending, regionClass);
+    dropImplied(init);
+    LDBG() << OpWithFlags(loop, OpPrintingFlags().skipRegions())
+           << " carries token " << index << " of " << numTokens
+           << ", initialized with " << init.size() << " token(s)";
+    schedule.push_back(makeTokenStep(ScheduleStep::Kind::CarryIntoLoop, loop, 0,
+                                     init, index, numTokens));
+    for (TokenNode kind : kinds)
+      dependencies[TokenNode(loop, kind.getInt(), index)] = init;
+    dependencies[TokenNode(loop, TokenKind::Result, index)] = init;
+    inits.push_back(std::move(init));
+  }
+  for (ArrayRef<TokenNode> init : inits)
+    for (TokenNode token : init)
+      pending.open.erase(token);
 
-  for (auto [index, token] : llvm::enumerate(regionTokens)) {
-    Block &block = loop->getRegion(index).front();
+  for (auto [regionIndex, kind] : llvm::enumerate(kinds)) {
+    Block &block = loop->getRegion(regionIndex).front();
     PendingWork inner = pending;
-    open(inner, token);
-    record(inner, token, loopAccesses, /*merge=*/true);
+    for (auto [index, regionClass] : llvm::enumerate(classes)) {
+      TokenNode token(loop, kind.getInt(), index);
+      open(inner, token);
+      record(inner, token, regionClass, /*merge=*/true);
+    }
     if (failed(scheduleBlock(block, inner)))
       return failure();
-    schedule.push_back({ScheduleStep::Kind::Yield, loop, nullptr,
-                        static_cast<unsigned>(index),
-                        getOpenTokens(inner, &block)});
+    for (auto [index, tokens] :
+         llvm::enumerate(getClassTokens(inner, block, classes)))
+      schedule.push_back(makeTokenStep(ScheduleStep::Kind::Yield, loop,
+                                       regionIndex, tokens, index, numTokens));
   }
-  schedule.push_back({ScheduleStep::Kind::AddResult, loop, nullptr, 0, {}});
+  schedule.push_back(
+      makeTokenStep(ScheduleStep::Kind::AddResult, loop, 0, {}, 0, numTokens));
 
-  open(pending, result);
-  record(pending, result, loopAccesses, /*merge=*/true);
+  for (auto [index, regionClass] : llvm::enumerate(classes)) {
+    TokenNode result(loop, TokenKind::Result, index);
+    open(pending, result);
+    record(pending, result, regionClass, /*merge=*/true);
+  }
   return success();
 }
 
 LogicalResult AsyncDependenceAnalysis::scheduleBranches(Operation *op,
                                                         PendingWork &pending) {
-  // Each region starts with the work pending before `op` and yields the join
-  // of the work it leaves pending.
-  SmallVector<SmallVector<TokenNode>> yields;
+  // Each region starts with the work pending before `op` and yields, per
+  // class of the buffers the regions' GPU work accesses, the join of the
+  // work it leaves pending on them; a class for which no region leaves work
+  // gets no result.
+  SmallVector<MemoryAccesses> classes =
+      getTokenClasses(getNestedGpuAccesses(accesses, op));
+  SmallVector<SmallVector<SmallVector<TokenNode>>> yields;
   for (Region &region : op->getRegions()) {
-    yields.emplace_back();
+    yields.emplace_back(classes.size());
     if (region.empty())
       continue;
     Block &block = region.front();
     PendingWork inner = pending;
     if (failed(scheduleBlock(block, inner)))
       return failure();
-    yields.back() = getOpenTokens(inner, &block);
+    yields.back() = getClassTokens(inner, block, classes);
   }
-  if (llvm::all_of(yields, [](auto &tokens) { return tokens.empty(); }))
+  // A class for which every region passes on the same tokens as an earlier
+  // one (or none) joins that class: one token stands for both.
+  SmallVector<unsigned> passed;
+  SmallVector<MemoryAccesses> passedClasses;
+  for (unsigned index : llvm::seq<unsigned>(0, classes.size())) {
+    if (llvm::all_of(yields,
+                     [&](auto &tokens) { return tokens[index].empty(); }))
+      continue;
+    auto *same = llvm::find_if(passed, [&](unsigned earlier) {
+      return llvm::all_of(yields, [&](auto &tokens) {
+        return tokens[index] == tokens[earlier];
+      });
+    });
+    if (same != passed.end()) {
+      passedClasses[same - passed.begin()].append(classes[index]);
+      continue;
+    }
+    passed.push_back(index);
+    passedClasses.push_back(classes[index]);
+  }
+  if (passed.empty())
     return success();
   LDBG() << "region op " << OpWithFlags(op, OpPrintingFlags().skipRegions())
-         << " gets a token result";
-  for (auto [index, tokens] : llvm::enumerate(yields))
-    if (!op->getRegion(index).empty())
-      schedule.push_back({ScheduleStep::Kind::Yield, op, nullptr,
-                          static_cast<unsigned>(index),
-                          SmallVector<TokenNode>(tokens)});
-  schedule.push_back({ScheduleStep::Kind::AddResult, op, nullptr, 0, {}});
-  TokenNode result(op, TokenKind::Result);
-  open(pending, result);
-  record(pending, result, getNestedGpuAccesses(accesses, op), /*merge=*/true);
+         << " gets " << passed.size() << " token result(s)";
+  unsigned numTokens = passed.size();
+  for (auto [regionIndex, tokens] : llvm::enumerate(yields)) {
+    if (op->getRegion(regionIndex).empty())
+      continue;
+    for (auto [index, classIndex] : llvm::enumerate(passed))
+      schedule.push_back(makeTokenStep(ScheduleStep::Kind::Yield, op,
+                                       regionIndex, tokens[classIndex], index,
+                                       numTokens));
+  }
+  schedule.push_back(
+      makeTokenStep(ScheduleStep::Kind::AddResult, op, 0, {}, 0, numTokens));
+  for (auto [index, regionClass] : llvm::enumerate(passedClasses)) {
+    TokenNode result(op, TokenKind::Result, index);
+    open(pending, result);
+    record(pending, result, regionClass, /*merge=*/true);
+  }
   return success();
 }
 
@@ -2495,14 +2692,19 @@ private:
   /// Replaces region op `op` with `newOp`, whose first results replace its
   /// results.
   void replaceRegionOp(Operation *op, Operation *newOp);
-  void addResult(Operation *op);
-  /// Recreates `loop` (scf.for or scf.while) with a token iter_arg
-  /// initialized with the join of `tokens`, which each region passes on
-  /// until its Yield step.
-  void carryIntoLoop(Operation *loop, ArrayRef<TokenNode> tokens);
+  /// Recreates `op` with `numTokens` token results in addition.
+  void addResults(Operation *op, unsigned numTokens);
+  /// Recreates `loop` (scf.for or scf.while) with token iter_args initialized
+  /// with `inits`, which each region passes on until its Yield steps.
+  void carryIntoLoop(Operation *loop, ArrayRef<Value> inits);
 
   IRRewriter rewriter;
   DenseMap<TokenNode, Value> values;
+  /// The initial values of the token iter_args of a loop, until the last
+  /// CarryIntoLoop step.
+  DenseMap<Operation *, SmallVector<Value>> loopInits;
+  /// The token of no work that the iter_args of a loop start with, if any.
+  DenseMap<Operation *, Value> loopNoWork;
   DenseMap<Operation *, Operation *> replacements;
   /// The results of the replaced ops (never dereferenced) and their
   /// replacements: a stream that a later step names may be one of them.
@@ -2533,10 +2735,10 @@ void AsyncScheduleRewriter::replaceRegionOp(Operation *op, Operation *newOp) {
   replacements[op] = newOp;
 }
 
-void AsyncScheduleRewriter::addResult(Operation *op) {
-  // Create the op anew with a token result, taking the regions along.
+void AsyncScheduleRewriter::addResults(Operation *op, unsigned numTokens) {
+  // Create the op anew with token results, taking the regions along.
   SmallVector<Type> resultTypes(op->getResultTypes());
-  resultTypes.push_back(rewriter.getType<gpu::AsyncTokenType>());
+  resultTypes.append(numTokens, rewriter.getType<gpu::AsyncTokenType>());
   Operation *newOp = Operation::create(
       op->getLoc(), op->getName(), resultTypes, op->getOperands(),
       op->getDiscardableAttrDictionary(), op->getPropertiesStorage(),
@@ -2545,28 +2747,30 @@ void AsyncScheduleRewriter::addResult(Operation *op) {
   rewriter.insert(newOp);
   for (auto [from, to] : llvm::zip_equal(op->getRegions(), newOp->getRegions()))
     to.takeBody(from);
-  // A missing `else` yields a token of no work.
+  // A missing `else` yields tokens of no work.
   for (Region &region : newOp->getRegions()) {
     if (!region.empty())
       continue;
     rewriter.setInsertionPointToStart(rewriter.createBlock(&region));
     Value token = createWaitOp(rewriter, op->getLoc(),
                                rewriter.getType<gpu::AsyncTokenType>(), {});
-    scf::YieldOp::create(rewriter, op->getLoc(), token);
+    scf::YieldOp::create(rewriter, op->getLoc(),
+                         SmallVector<Value>(numTokens, token));
   }
   replaceRegionOp(op, newOp);
-  values[TokenNode(op, TokenKind::Result)] = newOp->getResults().back();
+  for (auto [index, result] :
+       llvm::enumerate(newOp->getResults().take_back(numTokens)))
+    values[TokenNode(op, TokenKind::Result, index)] = result;
 }
 
 void AsyncScheduleRewriter::carryIntoLoop(Operation *loop,
-                                          ArrayRef<TokenNode> tokens) {
+                                          ArrayRef<Value> inits) {
   Location loc = loop->getLoc();
   rewriter.setInsertionPoint(loop);
-  Value init = join(loc, tokens);
   SmallVector<Value> operands(loop->getOperands());
-  operands.push_back(init);
+  llvm::append_range(operands, inits);
   SmallVector<Type> resultTypes(loop->getResultTypes());
-  resultTypes.push_back(init.getType());
+  llvm::append_range(resultTypes, ValueRange(inits).getTypes());
   Operation *newLoop = Operation::create(
       loc, loop->getName(), resultTypes, operands,
       loop->getDiscardableAttrDictionary(), loop->getPropertiesStorage(),
@@ -2577,18 +2781,19 @@ void AsyncScheduleRewriter::carryIntoLoop(Operation *loop,
   for (auto [from, to] :
        llvm::zip_equal(loop->getRegions(), newLoop->getRegions()))
     to.takeBody(from);
-  // Until the Yield steps, each region passes on the token it got.
-  SmallVector<BlockArgument, 2> arguments;
-  for (Region &region : newLoop->getRegions()) {
+  // Until the Yield steps, each region passes on the tokens it got.
+  for (auto [regionIndex, region] : llvm::enumerate(newLoop->getRegions())) {
     Block &block = region.front();
-    arguments.push_back(block.addArgument(init.getType(), loc));
     Operation *terminator = block.getTerminator();
-    terminator->insertOperands(terminator->getNumOperands(), arguments.back());
+    TokenKind kind =
+        regionIndex == 0 ? TokenKind::Carried : TokenKind::Forwarded;
+    for (auto [index, init] : llvm::enumerate(inits)) {
+      BlockArgument argument = block.addArgument(init.getType(), loc);
+      terminator->insertOperands(terminator->getNumOperands(), argument);
+      values[TokenNode(loop, kind, index)] = argument;
+    }
   }
   replaceRegionOp(loop, newLoop);
-  values[TokenNode(loop, TokenKind::Carried)] = arguments.front();
-  if (isa<scf::WhileOp>(loop))
-    values[TokenNode(loop, TokenKind::Forwarded)] = arguments.back();
 }
 
 void AsyncScheduleRewriter::apply(ArrayRef<ScheduleStep> schedule) {
@@ -2630,9 +2835,19 @@ void AsyncScheduleRewriter::apply(ArrayRef<ScheduleStep> schedule) {
                    (step.op ? step.op : step.block->getParentOp())->getLoc(),
                    Type(), getValues(step.tokens));
       break;
-    case ScheduleStep::Kind::CarryIntoLoop:
-      carryIntoLoop(step.op, step.tokens);
+    case ScheduleStep::Kind::CarryIntoLoop: {
+      rewriter.setInsertionPoint(step.op);
+      SmallVector<Value> &inits = loopInits[step.op];
+      // Iter_args that start with no work share one token of none.
+      Value &noWork = loopNoWork[step.op];
+      if (step.tokens.empty() && !noWork)
+        noWork = join(step.op->getLoc(), {});
+      inits.push_back(
+          step.tokens.empty() ? noWork : join(step.op->getLoc(), step.tokens));
+      if (inits.size() == step.numTokens)
+        carryIntoLoop(step.op, inits);
       break;
+    }
     case ScheduleStep::Kind::Yield: {
       Operation *op = getCurrent(step.op);
       Operation *terminator =
@@ -2641,7 +2856,8 @@ void AsyncScheduleRewriter::apply(ArrayRef<ScheduleStep> schedule) {
       if (isa<scf::ForOp, scf::WhileOp>(op)) {
         // Replaces the iter_arg that CarryIntoLoop passed on.
         if (!step.tokens.empty())
-          terminator->setOperand(terminator->getNumOperands() - 1,
+          terminator->setOperand(terminator->getNumOperands() - step.numTokens +
+                                     step.index,
                                  join(op->getLoc(), step.tokens));
         break;
       }
@@ -2665,14 +2881,15 @@ void AsyncScheduleRewriter::apply(ArrayRef<ScheduleStep> schedule) {
     case ScheduleStep::Kind::StreamHostWait:
       break;
     case ScheduleStep::Kind::AddResult:
-      // A loop got its token result with its iter_arg.
+      // A loop got its token results with its iter_args.
       if (Operation *loop = getCurrent(step.op);
           isa<scf::ForOp, scf::WhileOp>(loop)) {
-        values[TokenNode(step.op, TokenKind::Result)] =
-            loop->getResults().back();
+        for (auto [index, result] :
+             llvm::enumerate(loop->getResults().take_back(step.numTokens)))
+          values[TokenNode(step.op, TokenKind::Result, index)] = result;
         break;
       }
-      addResult(step.op);
+      addResults(step.op, step.numTokens);
       break;
     }
   }

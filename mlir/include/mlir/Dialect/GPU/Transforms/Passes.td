@@ -124,13 +124,21 @@ def GpuAsyncRegionPass : Pass<"gpu-async-region"> {
     effects. A dependent `async.execute` body treats it the same way.
 
     Across regions, in the dependence mode: GPU work pending before a region
-    op is depended on directly inside it. `scf.if`, `scf.index_switch` and
-    `scf.execute_region` get a token result, the join of what each region
-    leaves pending; `scf.for` gets a token iter_arg for the work of the
-    previous iterations (an op in the body depends on it only if it conflicts
-    with what the body accesses) and a token result; `scf.while` gets that
-    iter_arg in its `before` region, which forwards it with its own work to
-    the `after` region and as the token result. The blocks of other region
+    op is depended on directly inside it. The buffers that the GPU work in
+    its regions accesses are divided into classes (buffers that may alias
+    are one class; at most `max-streams` classes, 8 if it is 0, the last one
+    taking the buffers beyond; one class if the work may access anything),
+    and the op passes one token per class: `scf.if`, `scf.index_switch` and
+    `scf.execute_region` get token results, per class the join of what each
+    region leaves pending on the class's buffers (a class no region leaves
+    work on, or that passes the same tokens as an earlier one, gets no result
+    of its own); `scf.for` gets per class a token iter_arg for the work of
+    the previous iterations on those buffers (an op in the body depends on it
+    only if it conflicts with what the body accesses there) and a token
+    result; `scf.while` gets those iter_args in its `before` region, which
+    forwards them with its own work to the `after` region and as the token
+    results. A host op or GPU op after the region op waits only for the
+    classes it may conflict with. The blocks of other region
     ops (`scf.parallel`, `async.execute`, multi-block regions, unstructured
     control flow) end with a host wait for their own GPU work.
 

@@ -7,10 +7,10 @@ gpu.launch_func async, gpu.memset async) that depend on random subsets of the
 tokens produced so far (forks and joins), synchronous gpu.wait and token-less
 gpu.memset, uses of earlier tokens inside scf.if and scf.for bodies, and
 tokens that cross region boundaries: scf.for iter_args, scf.if results,
-function arguments and results, async.execute bodies and the tokens they
-yield (awaited once each). Some tokens are never used. Lowered and run with
-the checking GPU runtime, they must neither leak nor misuse a stream or an
-event.
+function arguments and results, one token passed on as two operands,
+async.execute bodies and the tokens they yield (awaited once each). Some
+tokens are never used. Lowered and run with the checking GPU runtime, they
+must neither leak nor misuse a stream or an event.
 
   token_graphs.py [--seed S] [-n N] [--first K]
 """
@@ -36,6 +36,15 @@ HEADER = """module attributes {gpu.container_module} {
     %t3 = gpu.wait async [%t1, %t2]
     return %t3 : !gpu.async.token
   }
+  func.func @helper2(%t : !gpu.async.token, %u : !gpu.async.token,
+                     %buf : memref<16xi32>)
+      -> (!gpu.async.token, !gpu.async.token) {
+    %c1 = arith.constant 1 : index
+    %t1 = gpu.launch_func async [%t, %u] @kernels::@kernel
+        blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+        args(%buf : memref<16xi32>)
+    return %t1, %t1 : !gpu.async.token, !gpu.async.token
+  }
 """
 
 
@@ -45,6 +54,8 @@ class Program:
         self.index = index
         self.lines = []
         self.tokens = []
+        # The tokens that lower to events: results of regions and calls.
+        self.events = []
         self.counter = 0
 
     def fresh(self):
@@ -73,8 +84,8 @@ class Program:
             kind = rng.choices(
                 ["wait_async", "launch", "memset", "sync_wait",
                  "sync_memset", "if", "for", "for_carried", "if_result",
-                 "call", "execute"],
-                weights=[3, 5, 3, 2, 1, 1, 1, 1, 1, 1, 1])[0]
+                 "call", "twice", "execute"],
+                weights=[3, 5, 3, 2, 1, 1, 1, 1, 1, 1, 1, 1])[0]
             if kind == "wait_async":
                 token = self.fresh()
                 self.lines.append(
@@ -119,6 +130,7 @@ class Program:
                 self.lines.append(f"      scf.yield {yielded} : !gpu.async.token")
                 self.lines.append("    }")
                 self.tokens.append(token)
+                self.events.append(token)
             elif kind == "if_result" and self.tokens:
                 token = self.fresh()
                 self.lines.append(f"    {token} = scf.if %cond -> !gpu.async.token {{")
@@ -129,6 +141,9 @@ class Program:
                 self.lines.append(f"      scf.yield {other} : !gpu.async.token")
                 self.lines.append("    }")
                 self.tokens.append(token)
+                self.events.append(token)
+            elif kind == "twice" and self.tokens:
+                self.pass_twice()
             elif kind == "call" and self.tokens:
                 token = self.fresh()
                 arg, = self.deps(1, 1)
@@ -136,6 +151,7 @@ class Program:
                     f"    {token} = func.call @helper({arg}, %buf) : "
                     "(!gpu.async.token, memref<16xi32>) -> !gpu.async.token")
                 self.tokens.append(token)
+                self.events.append(token)
             elif kind == "execute":
                 handle, value, token = self.fresh(), self.fresh(), self.fresh()
                 self.lines.append(
@@ -148,10 +164,58 @@ class Program:
                     f"    {token} = async.await {value} : "
                     "!async.value<!gpu.async.token>")
                 self.tokens.append(token)
+                self.events.append(token)
         # Wait for some of the work at the end; streams must be destroyed
         # whether or not they were waited for.
         if self.tokens and rng.random() < 0.7:
             self.lines.append(f"    gpu.wait [{', '.join(self.deps(1, 3))}]")
+
+    def source(self):
+        """A token to pass on twice: mostly one that lowers to an event."""
+        if self.events and self.rng.random() < 0.75:
+            return self.rng.choice(self.events)
+        return self.deps(1, 1)[0]
+
+    def pass_twice(self):
+        """One token passed on as two operands: yielded twice by an scf.if,
+        both initial values and both yielded values of an scf.for, or both
+        arguments of a call that returns one token twice."""
+        rng = self.rng
+        first, second = self.fresh(), self.fresh()
+        pair = "(!gpu.async.token, !gpu.async.token)"
+        shape = rng.choice(["if", "for", "call"])
+        if shape == "if":
+            self.lines.append(f"    {first}, {second} = scf.if %cond -> {pair} {{")
+            inner = self.launch(self.deps(1, 2), indent="      ")
+            self.lines.append(f"      scf.yield {inner}, {inner} : "
+                              "!gpu.async.token, !gpu.async.token")
+            self.lines.append("    } else {")
+            other = self.source()
+            self.lines.append(f"      scf.yield {other}, {other} : "
+                              "!gpu.async.token, !gpu.async.token")
+            self.lines.append("    }")
+        elif shape == "for":
+            init = self.source()
+            a, b = self.fresh(), self.fresh()
+            self.lines.append(
+                f"    {first}, {second} = scf.for %i = %c0 to %c2 step %c1 "
+                f"iter_args({a} = {init}, {b} = {init}) -> {pair} {{")
+            if rng.random() < 0.25:
+                yielded = [b, a]
+            else:
+                inner = self.launch([a, b], indent="      ")
+                yielded = [inner, inner]
+            self.lines.append(f"      scf.yield {', '.join(yielded)} : "
+                              "!gpu.async.token, !gpu.async.token")
+            self.lines.append("    }")
+        else:
+            arg = self.source()
+            self.lines.append(
+                f"    {first}, {second} = func.call @helper2({arg}, {arg}, %buf)"
+                " : (!gpu.async.token, !gpu.async.token, memref<16xi32>) -> "
+                f"{pair}")
+        self.tokens += [first, second]
+        self.events += [first, second]
 
     def text(self):
         body = "\n".join(self.lines)
