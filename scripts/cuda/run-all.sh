@@ -74,6 +74,7 @@ mkdir -p "$out/sanitizer"
 start=$(date +%s)
 for exe in "$build"/cuda-pack/bin/graph-capture* "$build"/cuda-pack/bin/on-stream* \
   "$build"/cuda-pack/bin/multi-dep-memcpy* "$build"/cuda-pack/bin/async-region-* \
+  "$build"/cuda-pack/bin/conditional-execution* \
   "$build"/cuda-token-graphs/pack/bin/token-graphs-seed1 \
   "$build"/cuda-token-graphs/pack/bin/token-graphs-seed1[0-8]; do
   [ -x "$exe" ] || continue
