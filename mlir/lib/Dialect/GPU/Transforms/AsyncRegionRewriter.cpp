@@ -1929,6 +1929,10 @@ private:
   SmallVector<SmallVector<TokenNode>>
   getClassTokens(const PendingWork &pending, Block &block,
                  ArrayRef<MemoryAccesses> classes);
+  /// Schedules the AddResult step of region op `op` and opens its token
+  /// result of each class of `classes`, pending on that class's buffers.
+  void addClassResults(Operation *op, ArrayRef<MemoryAccesses> classes,
+                       PendingWork &pending);
   LogicalResult scheduleBranches(Operation *op, PendingWork &pending);
   LogicalResult scheduleNested(Operation *op, PendingWork &pending);
   LogicalResult scheduleOnStream(gpu::OnStreamOp op, PendingWork &pending);
@@ -2364,6 +2368,18 @@ AsyncDependenceAnalysis::getClassTokens(const PendingWork &pending,
   });
 }
 
+void AsyncDependenceAnalysis::addClassResults(Operation *op,
+                                              ArrayRef<MemoryAccesses> classes,
+                                              PendingWork &pending) {
+  schedule.push_back(makeTokenStep(ScheduleStep::Kind::AddResult, op, 0, {}, 0,
+                                   classes.size()));
+  for (auto [index, regionClass] : llvm::enumerate(classes)) {
+    TokenNode result(op, TokenKind::Result, index);
+    open(pending, result);
+    record(pending, result, regionClass, /*merge=*/true);
+  }
+}
+
 LogicalResult AsyncDependenceAnalysis::scheduleLoop(Operation *loop,
                                                     PendingWork &pending) {
   // Each iter_arg stands for the work of the previous iterations on the
@@ -2414,14 +2430,7 @@ LogicalResult AsyncDependenceAnalysis::scheduleLoop(Operation *loop,
       schedule.push_back(makeTokenStep(ScheduleStep::Kind::Yield, loop,
                                        regionIndex, tokens, index, numTokens));
   }
-  schedule.push_back(
-      makeTokenStep(ScheduleStep::Kind::AddResult, loop, 0, {}, 0, numTokens));
-
-  for (auto [index, regionClass] : llvm::enumerate(classes)) {
-    TokenNode result(loop, TokenKind::Result, index);
-    open(pending, result);
-    record(pending, result, regionClass, /*merge=*/true);
-  }
+  addClassResults(loop, classes, pending);
   return success();
 }
 
@@ -2477,13 +2486,7 @@ LogicalResult AsyncDependenceAnalysis::scheduleBranches(Operation *op,
                                        regionIndex, tokens[classIndex], index,
                                        numTokens));
   }
-  schedule.push_back(
-      makeTokenStep(ScheduleStep::Kind::AddResult, op, 0, {}, 0, numTokens));
-  for (auto [index, regionClass] : llvm::enumerate(passedClasses)) {
-    TokenNode result(op, TokenKind::Result, index);
-    open(pending, result);
-    record(pending, result, regionClass, /*merge=*/true);
-  }
+  addClassResults(op, passedClasses, pending);
   return success();
 }
 
