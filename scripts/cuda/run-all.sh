@@ -71,6 +71,15 @@ if [ -z "$sanitizer" ]; then
   exit 0
 fi
 mkdir -p "$out/sanitizer"
+# sanitize NAME EXE [VAR=VALUE...]: runs EXE under the sanitizer.
+sanitize() {
+  name=$1
+  exe=$2
+  shift 2
+  env "$@" "$sanitizer" --tool memcheck --leak-check full --error-exitcode 99 "$exe" \
+    >"$out/sanitizer/$name.log" 2>&1
+  echo $? >"$out/sanitizer/$name.rc"
+}
 start=$(date +%s)
 for exe in "$build"/cuda-pack/bin/graph-capture* "$build"/cuda-pack/bin/on-stream* \
   "$build"/cuda-pack/bin/multi-dep-memcpy* "$build"/cuda-pack/bin/async-region-* \
@@ -78,20 +87,14 @@ for exe in "$build"/cuda-pack/bin/graph-capture* "$build"/cuda-pack/bin/on-strea
   "$build"/cuda-token-graphs/pack/bin/token-graphs-seed1 \
   "$build"/cuda-token-graphs/pack/bin/token-graphs-seed1[0-8]; do
   [ -x "$exe" ] || continue
-  name=$(basename "$exe")
-  env=
-  case $name in async-region-concurrent-kernels*) env=CUDA_MODULE_LOADING=EAGER ;; esac
-  env $env "$sanitizer" --tool memcheck --leak-check full --error-exitcode 99 "$exe" \
-    >"$out/sanitizer/$name.log" 2>&1
-  echo $? >"$out/sanitizer/$name.rc"
+  case $(basename "$exe") in
+    async-region-concurrent-kernels*) sanitize "$(basename "$exe")" "$exe" CUDA_MODULE_LOADING=EAGER ;;
+    *) sanitize "$(basename "$exe")" "$exe" ;;
+  esac
 done
 for pack in "$@"; do
   for exe in "$pack"/bin/*; do
-    [ -x "$exe" ] || continue
-    name=extra-$(basename "$exe")
-    "$sanitizer" --tool memcheck --leak-check full --error-exitcode 99 "$exe" \
-      >"$out/sanitizer/$name.log" 2>&1
-    echo $? >"$out/sanitizer/$name.rc"
+    [ -x "$exe" ] && sanitize "extra-$(basename "$exe")" "$exe"
   done
 done
 echo "sanitizer $(($(date +%s) - start)) s" >>"$times"
