@@ -341,11 +341,11 @@ module attributes {gpu.container_module} {
   }
 
   // The same with a kernel on other memory, which the dependence mode
-  // carries through the loop as a token (one per buffer), and a region on the
-  // loop's first result: the host waits name the loop's iter_arg and result
-  // once the loop is rewritten.
+  // carries through the loop as a token, and a region on the loop's first
+  // result: the host waits name the loop's iter_arg and result once the loop
+  // is rewritten.
   // CHECK-LABEL: func @rotating_streams_and_kernel
-  // CHECK:         %[[R:.*]]:4 = scf.for {{.*}} iter_args(%[[S:.*]] = %{{.*}}, %[[O:.*]] = %{{.*}}, %[[IT:.*]] = %{{.*}}, %{{.*}} = %{{.*}})
+  // CHECK:         %[[R:.*]]:3 = scf.for {{.*}} iter_args(%[[S:.*]] = %{{.*}}, %[[O:.*]] = %{{.*}}, %[[IT:.*]] = %{{.*}})
   // CHECK-NEXT:      gpu.launch_func async [%[[IT]]]
   // CHECK-NEXT:      gpu.on_stream <%[[S]] : !llvm.ptr> {
   // CHECK:             gpu.on_stream.yield [%{{.*}}]

@@ -864,11 +864,15 @@ static bool isLocalAllocation(Value buffer, Operation *scope) {
   return true;
 }
 
-/// The memory that the GPU ops nested in `op` access.
+/// The memory that the GPU ops nested in `op` access, except in the bodies of
+/// gpu.on_stream ops: their work is handed to the stream, no token passes it
+/// on.
 static MemoryAccesses getNestedGpuAccesses(GpuAccessAnalysis &accesses,
                                            Operation *op) {
   MemoryAccesses result;
-  op->walk([&](Operation *nested) {
+  op->walk<WalkOrder::PreOrder>([&](Operation *nested) {
+    if (isa<gpu::OnStreamOp>(nested))
+      return WalkResult::skip();
     if (nested == op || !getAsyncOp(nested))
       return WalkResult::advance();
     MemoryAccesses nestedAccesses = accesses.getGpuAccesses(nested);
@@ -1917,11 +1921,12 @@ private:
   /// Returns the classes into which the dependence mode divides
   /// `regionAccesses`, what the GPU work in the regions of a region op
   /// accesses, to pass one token per class through the op: buffers that may
-  /// alias are in one class, at most `maxStreams` classes (kMaxTokenClasses
-  /// if it is 0), the buffers beyond in the last one. One class if the work
-  /// accesses everything.
+  /// alias are in one class, at most `maxStreams` classes less the
+  /// `openBeside` chains that stay open next to the op's results, but at
+  /// least one (kMaxTokenClasses if `maxStreams` is 0), the buffers beyond in
+  /// the last one. One class if the work accesses everything.
   SmallVector<MemoryAccesses>
-  getTokenClasses(const MemoryAccesses &regionAccesses);
+  getTokenClasses(const MemoryAccesses &regionAccesses, unsigned openBeside);
   /// Returns, for each class of `classes`, the tokens defined in `block`
   /// whose work on that class's buffers `pending` (the state at the end of
   /// `block`) has not completed: what the block passes on as that class's
@@ -2294,8 +2299,11 @@ void AsyncDependenceAnalysis::scheduleHostOp(Operation *op,
 static constexpr unsigned kMaxTokenClasses = 8;
 
 SmallVector<MemoryAccesses>
-AsyncDependenceAnalysis::getTokenClasses(const MemoryAccesses &regionAccesses) {
-  unsigned limit = maxStreams == 0 ? kMaxTokenClasses : maxStreams;
+AsyncDependenceAnalysis::getTokenClasses(const MemoryAccesses &regionAccesses,
+                                         unsigned openBeside) {
+  unsigned limit = maxStreams == 0
+                       ? kMaxTokenClasses
+                       : maxStreams - std::min(openBeside, maxStreams - 1);
   if (regionAccesses.everything || regionAccesses.values.size() < 2 ||
       limit < 2)
     return {regionAccesses};
@@ -2391,8 +2399,15 @@ LogicalResult AsyncDependenceAnalysis::scheduleLoop(Operation *loop,
   // `after` region and, once the loop ends, as the token results; the last
   // region yields that of its work to the next iteration. Work after the
   // loop waits only for the classes it conflicts with.
+  // The open chains that no class's initial value consumes stay open beside
+  // the loop's results.
+  MemoryAccesses loopAccesses = getNestedGpuAccesses(accesses, loop);
+  SmallVector<TokenNode> consumed = getConflicts(pending, loopAccesses);
+  unsigned openBeside = llvm::count_if(pending.open, [&](const auto &entry) {
+    return !llvm::is_contained(consumed, entry.first);
+  });
   SmallVector<MemoryAccesses> classes =
-      getTokenClasses(getNestedGpuAccesses(accesses, loop));
+      getTokenClasses(loopAccesses, openBeside);
   unsigned numTokens = classes.size();
   SmallVector<TokenNode, 2> kinds = {TokenNode(loop, TokenKind::Carried)};
   if (isa<scf::WhileOp>(loop))
@@ -2440,8 +2455,8 @@ LogicalResult AsyncDependenceAnalysis::scheduleBranches(Operation *op,
   // class of the buffers the regions' GPU work accesses, the join of the
   // work it leaves pending on them; a class for which no region leaves work
   // gets no result.
-  SmallVector<MemoryAccesses> classes =
-      getTokenClasses(getNestedGpuAccesses(accesses, op));
+  SmallVector<MemoryAccesses> classes = getTokenClasses(
+      getNestedGpuAccesses(accesses, op), /*openBeside=*/pending.open.size());
   SmallVector<SmallVector<SmallVector<TokenNode>>> yields;
   for (Region &region : op->getRegions()) {
     yields.emplace_back(classes.size());

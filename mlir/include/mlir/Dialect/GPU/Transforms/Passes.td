@@ -125,10 +125,12 @@ def GpuAsyncRegionPass : Pass<"gpu-async-region"> {
 
     Across regions, in the dependence mode: GPU work pending before a region
     op is depended on directly inside it. The buffers that the GPU work in
-    its regions accesses are divided into classes (buffers that may alias
-    are one class; at most `max-streams` classes, 8 if it is 0, the last one
-    taking the buffers beyond; one class if the work may access anything),
-    and the op passes one token per class: `scf.if`, `scf.index_switch` and
+    its regions accesses (outside `gpu.on_stream` bodies, whose work goes to
+    their stream) are divided into classes (buffers that may alias are one
+    class; at most `max-streams` classes less the chains that stay open
+    beside the op, at least one, or 8 if it is 0, the last one taking the
+    buffers beyond; one class if the work may access anything), and the op
+    passes one token per class: `scf.if`, `scf.index_switch` and
     `scf.execute_region` get token results, per class the join of what each
     region leaves pending on the class's buffers (a class no region leaves
     work on, or that passes the same tokens as an earlier one, gets no result
