@@ -124,6 +124,16 @@ execute_region and async.execute bodies):
             with a caller's stream (--control-flow only), the whole body is
             then in the region: a gpu.on_stream body of several blocks (in
             programs written to be captured too; not in launchers).
+  calls     (--control-flow only) a function of the program's own, @pN_f,
+            over 1-2 memref arguments (never {llvm.noalias}: a call may pass
+            one buffer twice) and the program's first condition, with
+            statements of every kind and of the other enabled shapes but
+            the caller's streams (GPU work, loops, branches, async.execute,
+            several blocks); the program calls it, in loops and branches
+            too, on buffers that both the GPU and the host may access. The
+            pass, run on the module, summarizes what the function accesses
+            through its arguments; the interpreter runs its body at each
+            call. Not in launchers or programs written to be captured.
 
 The checker does not trust the pass: it interprets the pass output as a
 program (scripts/async_region_interp.py) with concrete values for its i1 and
@@ -289,8 +299,8 @@ MAX_ISOLATED = 10
 KERNELS = [("R", "W"), ("W", "R"), ("RW", "R"), ("R", "R"), ("W", "W"),
            ("RW", "RW")]
 
-# Host functions that the pass cannot see into (it treats calls as touching
-# everything); the oracle knows what they do.
+# Host functions with bodies: the pass, run on the module, summarizes what
+# they access through their arguments; the interpreter runs their bodies.
 HOST_FUNCTIONS = f"""  func.func private @touch(%m : {MEMREF}) {{
     %c0 = arith.constant 0 : index
     %f = arith.constant 2.0 : f32
@@ -334,7 +344,7 @@ def stream_launch_text(k, a, b, stream="%stream"):
 # ---------------------------------------------------------------------------
 
 SHAPES = ["pointer", "opaque", "sparse", "async", "stack", "stream",
-          "barrier", "await", "linalg", "blocks"]
+          "barrier", "await", "linalg", "blocks", "calls"]
 INDICES = "memref<16xi32>"
 SCRATCH = "memref<?xi8>"
 # The type of each kind of kernel operand.
@@ -425,10 +435,10 @@ CAPTURE_HOST_CALLS = {"malloc", "free", "aligned_alloc"}
 LAUNCHER_EXCLUDED = ["launch", "memcpy", "memset", "gpu_alloc", "sparse",
                      "async", "await", "pointer_launch", "opaque_launch",
                      "barrier_launch", "linalg_launch", "linalg_host",
-                     "shape_call", "alloca", "blocks"]
+                     "shape_call", "alloca", "blocks", "callee_call"]
 CAPTURE_EXCLUDED = ["load", "store", "host_alloc", "call",
                     "stream_call", "sparse", "async", "alloca", "shape_call",
-                    "await", "linalg_host"]
+                    "await", "linalg_host", "callee_call"]
 
 # A function that gets a caller's stream and launches on it, leaving the
 # work on the stream when it returns, and one that passes it on to that one
@@ -1437,8 +1447,18 @@ class ControlFlowProgram(Program):
     def op(self, line):
         self.lines.append("  " * self.indent + line)
 
+    def text(self):
+        callee = getattr(self, "callee", None)
+        return super().text() + (callee.text() if callee else "")
+
     def generate(self):
         rng = self.rng
+        # The calls shape: a function of the program's own, which it calls.
+        self.callee = None
+        if "calls" in self.shapes and not self.launcher and \
+                not self.capture_clean:
+            self.callee = CalleeProgram(self.index, self.shapes)
+            self.callee.generate()
         entries = [Entry(a, True, True) for a in self.args]
         if self.raw_arg:
             entries.append(Entry(self.raw_arg, True, True, raw=True))
@@ -1496,7 +1516,10 @@ class ControlFlowProgram(Program):
                 "stream_select": 1.5 * (self.two_streams and
                                         not scope.in_async),
                 "stream_loop": 1.5 * (self.two_streams and nested and
-                                      not scope.in_async)}
+                                      not scope.in_async),
+                # A call of the program's own function (calls shape).
+                "callee_call": 1.5 * (getattr(self, "callee", None)
+                                      is not None)}
             kinds.update((k, w) for k, w in shape_kinds.items() if w)
             if self.launcher:
                 for kind in LAUNCHER_EXCLUDED:
@@ -1574,6 +1597,21 @@ class ControlFlowProgram(Program):
             scope.own_sparse.append(h)
             if self.rng.random() < 0.4:
                 self.spmv(h)
+
+    def gen_callee_call(self, scope):
+        """A call of the program's function (see CalleeProgram) on buffers
+        that the GPU and the host may access and the region may write (one
+        of them maybe twice), with the program's first condition."""
+        operands = []
+        for _ in self.callee.args:
+            e = scope.pick(self.rng, dev=True, host=True, write=True)
+            if not e:
+                return
+            operands.append(e.name)
+        operands += [s for s, t in self.scalars if t == "i1"][:1]
+        types = [MEMREF] * len(self.callee.args) + ["i1"]
+        self.op(f"func.call @p{self.callee.index}({', '.join(operands)}) : "
+                f"({', '.join(types)}) -> ()")
 
     def gen_shape_call(self, scope):
         """A call of a function that launches a pointer kernel on its
@@ -2001,6 +2039,26 @@ class ControlFlowProgram(Program):
         self.op("}")
         scope.add(Entry(m, a.dev, a.host, a.writable and b.writable),
                   prefer=True)
+
+
+class CalleeProgram(ControlFlowProgram):
+    """The function of a program of the calls shape, @p<index>_f: 1-2
+    memref arguments (never {llvm.noalias}: a call may pass one buffer
+    twice) and an i1 condition (the caller's first), statements of every
+    kind and shape but the caller's streams and calls of such functions
+    (its body may have several blocks). The pass summarizes what it
+    accesses; the interpreter runs its body at each call. Drawn from a
+    random generator of its own, so that the caller's choices stay those
+    of the seed."""
+
+    def __init__(self, index, shapes):
+        rng = random.Random(f"{index}-callee")
+        super().__init__(rng, f"{index}_f", False,
+                         [x for x in shapes if x not in ("stream", "calls")])
+        self.nargs = rng.randint(1, 2)
+        self.args = [f"%arg{i}" for i in range(self.nargs)]
+        self.raw_arg = None
+        self.scalars = [("%cond0", "i1")]
 
 
 def main_function(programs, captured=()):
