@@ -1766,11 +1766,13 @@ namespace {
 /// region op (see passesTokens) gets as a result for the GPU work of its
 /// regions, the token an scf.for or scf.while gets as an iter_arg for the GPU
 /// work of the previous iterations (in the `before` region of scf.while), or
-/// the token the `before` region of scf.while forwards to its `after` region.
-/// The ops are those of the IR before the rewrite. A region op passes one
-/// token per class of the buffers its GPU work accesses (see
+/// the token the `before` region of scf.while forwards to its `after` region,
+/// or the token a block of a function body gets as an argument for the GPU
+/// work its predecessors leave pending (see takesBlockToken), named by the
+/// block's first op. The ops are those of the IR before the rewrite. A region
+/// op passes one token per class of the buffers its GPU work accesses (see
 /// getTokenClasses): the other kinds have an index, that of the class.
-enum class TokenKind : unsigned { Op, Result, Carried, Forwarded };
+enum class TokenKind : unsigned { Op, Result, Carried, Forwarded, Block };
 struct TokenNode {
   TokenNode() = default;
   TokenNode(Operation *op, TokenKind kind, unsigned index = 0)
@@ -1782,7 +1784,7 @@ struct TokenNode {
     return opAndKind == other.opAndKind && index == other.index;
   }
 
-  llvm::PointerIntPair<Operation *, 2, TokenKind> opAndKind;
+  llvm::PointerIntPair<Operation *, 3, TokenKind> opAndKind;
   unsigned index = 0;
 };
 } // namespace
@@ -1829,6 +1831,12 @@ struct ScheduleStep {
     HandOver,
     /// Hand `tokens` over to `stream` before `op` (see createStreamHandOver).
     HandOverTo,
+    /// Make the token of the block of `op`, its first op, known: a new last
+    /// argument of the block.
+    EnterBlock,
+    /// Pass the join of `tokens` to each successor of branch `op` as the
+    /// successor's token argument.
+    PassToSuccessors,
     /// Wait on the host for the work enqueued on `stream` so far, before `op`.
     StreamHostWait,
   };
@@ -1894,6 +1902,9 @@ struct PendingWork {
 ///    accesses, and each exit hands the work its block leaves pending to the
 ///    stream; that work stays pending, as work on the stream, for later host
 ///    and GPU ops that access memory, and for the end of the block;
+///  - a block of a function body whose predecessors all end with a branch op
+///    gets a token argument, the join of the work they leave pending (see
+///    takesBlockToken);
 ///  - other region ops see the pending work of the enclosing block; the host
 ///    waits for the work of their blocks at each block's end.
 /// GPU work pending at the entry of a region can be depended on directly inside
@@ -2664,13 +2675,45 @@ LogicalResult AsyncDependenceAnalysis::scheduleBlock(Block &block,
   return success();
 }
 
+/// Returns whether `block`, a block of a function body, gets a token argument
+/// for the GPU work its predecessors leave pending: if it has predecessors and
+/// each ends with a branch op, which can pass one more operand.
+static bool takesBlockToken(Block &block) {
+  return !block.hasNoPredecessors() &&
+         llvm::all_of(block.getPredecessors(), [](Block *pred) {
+           return isa<BranchOpInterface>(pred->getTerminator());
+         });
+}
+
 LogicalResult AsyncDependenceAnalysis::scheduleFunctionBody(Region &region) {
   for (Block &block : region) {
     PendingWork pending;
+    // The work that the predecessors leave pending may access anything.
+    if (!block.isEntryBlock() && takesBlockToken(block)) {
+      TokenNode token(&block.front(), TokenKind::Block);
+      schedule.push_back({ScheduleStep::Kind::EnterBlock, &block.front()});
+      open(pending, token);
+      record(pending, token, getEverything(), /*merge=*/true);
+    }
     if (failed(scheduleBlock(block, pending)))
       return failure();
     Operation *terminator =
         !block.empty() && isTerminator(&block.back()) ? &block.back() : nullptr;
+    // A branch passes the work left pending to successors that take it,
+    // instead of the host waiting for it.
+    if (terminator && isa<BranchOpInterface>(terminator) &&
+        terminator->getNumSuccessors() != 0 &&
+        llvm::all_of(terminator->getSuccessors(), [](Block *successor) {
+          return takesBlockToken(*successor);
+        })) {
+      SmallVector<TokenNode> tokens = getOpenTokens(pending);
+      dropImplied(tokens);
+      LDBG() << "branch " << OpWithFlags(terminator, OpPrintingFlags())
+             << " passes " << tokens.size() << " token(s) to its successors";
+      schedule.push_back({ScheduleStep::Kind::PassToSuccessors, terminator,
+                          nullptr, 0, std::move(tokens)});
+      continue;
+    }
     hostWait(pending, getOpenTokens(pending), terminator, &block);
   }
   return failure(waitFailed);
@@ -2723,6 +2766,11 @@ private:
   DenseMap<Operation *, SmallVector<Value>> loopInits;
   /// The token of no work that the iter_args of a loop start with, if any.
   DenseMap<Operation *, Value> loopNoWork;
+  /// The token arguments of the blocks of a function body (see
+  /// takesBlockToken), added where a branch or the block's first step needs
+  /// one.
+  DenseMap<Block *, Value> blockTokens;
+  Value getBlockToken(Block *block);
   DenseMap<Operation *, Operation *> replacements;
   /// The results of the replaced ops (never dereferenced) and their
   /// replacements: a stream that a later step names may be one of them.
@@ -2744,6 +2792,14 @@ Value AsyncScheduleRewriter::join(Location loc, ArrayRef<TokenNode> tokens) {
     return values.lookup(tokens.front());
   return createWaitOp(rewriter, loc, rewriter.getType<gpu::AsyncTokenType>(),
                       getValues(tokens));
+}
+
+Value AsyncScheduleRewriter::getBlockToken(Block *block) {
+  Value &token = blockTokens[block];
+  if (!token)
+    token = block->addArgument(rewriter.getType<gpu::AsyncTokenType>(),
+                               block->getParentOp()->getLoc());
+  return token;
 }
 
 void AsyncScheduleRewriter::replaceRegionOp(Operation *op, Operation *newOp) {
@@ -2898,6 +2954,20 @@ void AsyncScheduleRewriter::apply(ArrayRef<ScheduleStep> schedule) {
       break;
     case ScheduleStep::Kind::StreamHostWait:
       break;
+    case ScheduleStep::Kind::EnterBlock:
+      values[TokenNode(step.op, TokenKind::Block)] =
+          getBlockToken(step.op->getBlock());
+      break;
+    case ScheduleStep::Kind::PassToSuccessors: {
+      rewriter.setInsertionPoint(step.op);
+      Value token = join(step.op->getLoc(), step.tokens);
+      auto branch = cast<BranchOpInterface>(step.op);
+      for (unsigned index : llvm::seq(step.op->getNumSuccessors())) {
+        (void)getBlockToken(step.op->getSuccessor(index));
+        branch.getSuccessorOperands(index).append(token);
+      }
+      break;
+    }
     case ScheduleStep::Kind::AddResult:
       // A loop got its token results with its iter_args.
       if (Operation *loop = getCurrent(step.op);

@@ -140,9 +140,15 @@ def GpuAsyncRegionPass : Pass<"gpu-async-region"> {
     result; `scf.while` gets those iter_args in its `before` region, which
     forwards them with its own work to the `after` region and as the token
     results. A host op or GPU op after the region op waits only for the
-    classes it may conflict with. The blocks of other region
-    ops (`scf.parallel`, `async.execute`, multi-block regions, unstructured
-    control flow) end with a host wait for their own GPU work.
+    classes it may conflict with. In a function body of several blocks, a
+    block whose predecessors all end with a branch op (`BranchOpInterface`:
+    `cf.br`, `cf.cond_br`, ...) gets a token argument, to which each of them
+    passes the join of the GPU work it leaves pending instead of the host
+    waiting for that work; the work may access anything: the GPU ops of the
+    block that access memory depend on the token, and a host op that does
+    waits for it. The blocks of other region ops (`scf.parallel`,
+    `async.execute`, multi-block regions) end with a host wait for their
+    own GPU work.
 
     A `gpu.on_stream` body starts after the stream's earlier work (its entry
     token, of unknown accesses) and hands what each block leaves pending to
