@@ -1,11 +1,11 @@
 // RUN: mlir-opt %s -gpu-async-region="max-streams=0" | FileCheck %s
 // RUN: mlir-opt %s -gpu-async-region | FileCheck %s --check-prefix=CHAIN
 
-// In the dependence mode, a block of a function body whose predecessors all
-// end with a branch gets a token argument for the GPU work they leave
-// pending, instead of the host waiting for that work at each branch. The
-// work may access anything: GPU work in the block depends on the token, a
-// host op that accesses memory waits for it.
+// In the dependence mode, a block of a function body that GPU work may reach
+// and whose predecessors all end with a cf branch gets a token argument for
+// the GPU work they leave pending, instead of the host waiting for that work
+// at each branch. The work may access anything: GPU work in the block
+// depends on the token, a host op that accesses memory waits for it.
 
 module attributes {gpu.container_module} {
   gpu.module @kernels {
@@ -53,7 +53,7 @@ module attributes {gpu.container_module} {
   // the host waits only after it.
   // CHECK-LABEL: func @block_loop
   // CHECK:         %[[N:.*]] = gpu.wait async
-  // CHECK-NEXT:    cf.br ^[[HEAD:.*]](%{{.*}}, %[[N]] : index, !gpu.async.token)
+  // CHECK:         cf.br ^[[HEAD:.*]](%{{.*}}, %[[N]] : index, !gpu.async.token)
   // CHECK-NEXT:  ^[[HEAD]](%[[I:.*]]: index, %[[T:.*]]: !gpu.async.token):
   // CHECK-NEXT:    arith.cmpi
   // CHECK-NEXT:    cf.cond_br %{{.*}}, ^[[BODY:.*]](%[[T]] : !gpu.async.token), ^[[EXIT:.*]](%[[T]] : !gpu.async.token)
@@ -74,6 +74,73 @@ module attributes {gpu.container_module} {
   ^body:
     gpu.launch_func @kernels::@update blocks in (%c1, %c1, %c1)
         threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+    %j = arith.addi %i, %c1 : index
+    cf.br ^head(%j : index)
+  ^exit:
+    return
+  }
+
+  // The host waits for the kernel in the loop body: the back edge passes the
+  // token of no work made at the function's start, no new one per iteration.
+  // CHECK-LABEL: func @host_wait_in_block_loop
+  // CHECK:         %[[N:.*]] = gpu.wait async
+  // CHECK:         cf.br ^[[HEAD:.*]](%{{.*}}, %[[N]] : index, !gpu.async.token)
+  // CHECK:         %[[K:.*]] = gpu.launch_func async
+  // CHECK-NEXT:    gpu.wait [%[[K]]]
+  // CHECK-NEXT:    memref.load
+  // CHECK-NEXT:    arith.addi
+  // CHECK-NEXT:    cf.br ^[[HEAD]](%{{.*}}, %[[N]] : index, !gpu.async.token)
+  func.func @host_wait_in_block_loop(%a : memref<16xf32>, %n : index) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    cf.br ^head(%c0 : index)
+  ^head(%i : index):
+    %p = arith.cmpi slt, %i, %n : index
+    cf.cond_br %p, ^body, ^exit
+  ^body:
+    gpu.launch_func @kernels::@update blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+    %v = memref.load %a[%c0] : memref<16xf32>
+    %j = arith.addi %i, %c1 : index
+    cf.br ^head(%j : index)
+  ^exit:
+    return
+  }
+
+  // ^other has a predecessor that is not a cf branch: it takes no token, and
+  // the branch to it and to ^token waits on the host and passes ^token a
+  // token of no work.
+  // CHECK-LABEL: func @mixed_successors
+  // CHECK:         %[[N:.*]] = gpu.wait async
+  // CHECK:         %[[A:.*]] = gpu.launch_func async
+  // CHECK-NEXT:    gpu.wait [%[[A]]]
+  // CHECK-NEXT:    cf.cond_br %{{.*}}, ^{{.*}}(%[[N]] : !gpu.async.token), ^[[OTHER:[a-z0-9]*]]{{$}}
+  func.func @mixed_successors(%cond : i1, %a : memref<16xf32>) {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @kernels::@update blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+    cf.cond_br %cond, ^token, ^other
+  ^token:
+    llvm.br ^other
+  ^other:
+    return
+  }
+
+  // No GPU work reaches the blocks: no token, no runtime call.
+  // CHECK-LABEL: func @no_gpu_work
+  // CHECK-NOT:     gpu.
+  // CHECK:         return
+  // CHECK-NEXT:  }
+  func.func @no_gpu_work(%a : memref<16xf32>, %n : index) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %f = arith.constant 1.0 : f32
+    cf.br ^head(%c0 : index)
+  ^head(%i : index):
+    %p = arith.cmpi slt, %i, %n : index
+    cf.cond_br %p, ^body, ^exit
+  ^body:
+    memref.store %f, %a[%i] : memref<16xf32>
     %j = arith.addi %i, %c1 : index
     cf.br ^head(%j : index)
   ^exit:

@@ -15,6 +15,7 @@
 
 #include "mlir/Analysis/AliasAnalysis.h"
 #include "mlir/Dialect/Async/IR/Async.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/GpuAccessAnalysis.h"
@@ -1768,7 +1769,7 @@ namespace {
 /// work of the previous iterations (in the `before` region of scf.while), or
 /// the token the `before` region of scf.while forwards to its `after` region,
 /// or the token a block of a function body gets as an argument for the GPU
-/// work its predecessors leave pending (see takesBlockToken), named by the
+/// work its predecessors leave pending (see findTokenBlocks), named by the
 /// block's first op. The ops are those of the IR before the rewrite. A region
 /// op passes one token per class of the buffers its GPU work accesses (see
 /// getTokenClasses): the other kinds have an index, that of the class.
@@ -1902,9 +1903,9 @@ struct PendingWork {
 ///    accesses, and each exit hands the work its block leaves pending to the
 ///    stream; that work stays pending, as work on the stream, for later host
 ///    and GPU ops that access memory, and for the end of the block;
-///  - a block of a function body whose predecessors all end with a branch op
+///  - a block of a function body that GPU work may reach through branches
 ///    gets a token argument, the join of the work they leave pending (see
-///    takesBlockToken);
+///    findTokenBlocks);
 ///  - other region ops see the pending work of the enclosing block; the host
 ///    waits for the work of their blocks at each block's end.
 /// GPU work pending at the entry of a region can be depended on directly inside
@@ -1920,6 +1921,8 @@ public:
   LogicalResult scheduleFunctionBody(Region &region);
 
   ArrayRef<ScheduleStep> getSchedule() const { return schedule; }
+  /// The blocks of the function body that get a token argument.
+  const DenseSet<Block *> &getTokenBlocks() const { return tokenBlocks; }
 
 private:
   LogicalResult scheduleBlock(Block &block, PendingWork &pending);
@@ -1997,6 +2000,7 @@ private:
   OpaqueStreamUsers &opaque;
   unsigned maxStreams;
   SmallVector<ScheduleStep> schedule;
+  DenseSet<Block *> tokenBlocks;
   /// The tokens each scheduled token depends on directly.
   DenseMap<TokenNode, SmallVector<TokenNode>> dependencies;
   /// The GPU ops that run on a stream after the work handed to it (see
@@ -2675,23 +2679,43 @@ LogicalResult AsyncDependenceAnalysis::scheduleBlock(Block &block,
   return success();
 }
 
-/// Returns whether `block`, a block of a function body, gets a token argument
-/// for the GPU work its predecessors leave pending: if it has predecessors and
-/// each ends with a branch op, which can pass one more operand.
-static bool takesBlockToken(Block &block) {
-  return !block.hasNoPredecessors() &&
-         llvm::all_of(block.getPredecessors(), [](Block *pred) {
-           return isa<BranchOpInterface>(pred->getTerminator());
-         });
+/// Returns the blocks of function body `body` that get a token argument for
+/// the GPU work their predecessors leave pending: those that such work may
+/// reach (a predecessor holds GPU work, or gets a token itself) and whose
+/// predecessors all end with a cf branch op, which passes operands of any
+/// type.
+static DenseSet<Block *> findTokenBlocks(Region &body) {
+  auto isCfBranch = [](Block *pred) {
+    return isa<cf::BranchOp, cf::CondBranchOp, cf::SwitchOp>(
+        pred->getTerminator());
+  };
+  DenseSet<Block *> result;
+  SmallVector<Block *> worklist;
+  for (Block &block : body)
+    if (llvm::any_of(block,
+                     [](Operation &op) { return holdsCarriedGpuWork(&op); }))
+      worklist.push_back(&block);
+  while (!worklist.empty()) {
+    Block *block = worklist.pop_back_val();
+    for (Block *successor : block->getSuccessors())
+      if (!result.contains(successor) &&
+          llvm::all_of(successor->getPredecessors(), isCfBranch)) {
+        result.insert(successor);
+        worklist.push_back(successor);
+      }
+  }
+  return result;
 }
 
 LogicalResult AsyncDependenceAnalysis::scheduleFunctionBody(Region &region) {
+  tokenBlocks = findTokenBlocks(region);
   for (Block &block : region) {
     PendingWork pending;
     // The work that the predecessors leave pending may access anything.
-    if (!block.isEntryBlock() && takesBlockToken(block)) {
+    if (tokenBlocks.contains(&block)) {
       TokenNode token(&block.front(), TokenKind::Block);
-      schedule.push_back({ScheduleStep::Kind::EnterBlock, &block.front()});
+      schedule.push_back(
+          {ScheduleStep::Kind::EnterBlock, &block.front(), nullptr, 0, {}});
       open(pending, token);
       record(pending, token, getEverything(), /*merge=*/true);
     }
@@ -2699,22 +2723,27 @@ LogicalResult AsyncDependenceAnalysis::scheduleFunctionBody(Region &region) {
       return failure();
     Operation *terminator =
         !block.empty() && isTerminator(&block.back()) ? &block.back() : nullptr;
-    // A branch passes the work left pending to successors that take it,
-    // instead of the host waiting for it.
-    if (terminator && isa<BranchOpInterface>(terminator) &&
-        terminator->getNumSuccessors() != 0 &&
-        llvm::all_of(terminator->getSuccessors(), [](Block *successor) {
-          return takesBlockToken(*successor);
-        })) {
-      SmallVector<TokenNode> tokens = getOpenTokens(pending);
-      dropImplied(tokens);
-      LDBG() << "branch " << OpWithFlags(terminator, OpPrintingFlags())
-             << " passes " << tokens.size() << " token(s) to its successors";
-      schedule.push_back({ScheduleStep::Kind::PassToSuccessors, terminator,
-                          nullptr, 0, std::move(tokens)});
+    // A branch passes the work left pending to its successors if they all
+    // take a token, instead of the host waiting for it; if only some do, it
+    // passes them a token of no work after the host wait.
+    SmallVector<TokenNode> tokens = getOpenTokens(pending);
+    auto takesToken = [&](Block *successor) {
+      return tokenBlocks.contains(successor);
+    };
+    if (!terminator || llvm::none_of(terminator->getSuccessors(), takesToken)) {
+      hostWait(pending, tokens, terminator, &block);
       continue;
     }
-    hostWait(pending, getOpenTokens(pending), terminator, &block);
+    if (llvm::all_of(terminator->getSuccessors(), takesToken)) {
+      dropImplied(tokens);
+    } else {
+      hostWait(pending, tokens, terminator, &block);
+      tokens.clear();
+    }
+    LDBG() << "branch " << OpWithFlags(terminator, OpPrintingFlags())
+           << " passes " << tokens.size() << " token(s) to its successors";
+    schedule.push_back({ScheduleStep::Kind::PassToSuccessors, terminator,
+                        nullptr, 0, std::move(tokens)});
   }
   return failure(waitFailed);
 }
@@ -2728,7 +2757,9 @@ namespace {
 /// order, so that each token exists when it is used.
 class AsyncScheduleRewriter {
 public:
-  explicit AsyncScheduleRewriter(MLIRContext *context) : rewriter(context) {}
+  AsyncScheduleRewriter(MLIRContext *context,
+                        const DenseSet<Block *> &tokenBlocks)
+      : rewriter(context), tokenBlocks(tokenBlocks) {}
 
   void apply(ArrayRef<ScheduleStep> schedule);
 
@@ -2766,11 +2797,15 @@ private:
   DenseMap<Operation *, SmallVector<Value>> loopInits;
   /// The token of no work that the iter_args of a loop start with, if any.
   DenseMap<Operation *, Value> loopNoWork;
-  /// The token arguments of the blocks of a function body (see
-  /// takesBlockToken), added where a branch or the block's first step needs
-  /// one.
+  /// The blocks of the function body that get a token argument (see
+  /// findTokenBlocks), and their arguments, added where a branch or the
+  /// block's first step needs one.
+  const DenseSet<Block *> &tokenBlocks;
   DenseMap<Block *, Value> blockTokens;
   Value getBlockToken(Block *block);
+  /// A token of no work at the start of the function body, which branches
+  /// pass where they leave no work pending.
+  Value noWork;
   DenseMap<Operation *, Operation *> replacements;
   /// The results of the replaced ops (never dereferenced) and their
   /// replacements: a stream that a later step names may be one of them.
@@ -2959,13 +2994,19 @@ void AsyncScheduleRewriter::apply(ArrayRef<ScheduleStep> schedule) {
           getBlockToken(step.op->getBlock());
       break;
     case ScheduleStep::Kind::PassToSuccessors: {
-      rewriter.setInsertionPoint(step.op);
-      Value token = join(step.op->getLoc(), step.tokens);
-      auto branch = cast<BranchOpInterface>(step.op);
-      for (unsigned index : llvm::seq(step.op->getNumSuccessors())) {
-        (void)getBlockToken(step.op->getSuccessor(index));
-        branch.getSuccessorOperands(index).append(token);
+      if (step.tokens.empty() && !noWork) {
+        rewriter.setInsertionPointToStart(&step.op->getParentRegion()->front());
+        noWork = join(step.op->getLoc(), {});
       }
+      rewriter.setInsertionPoint(step.op);
+      Value token =
+          step.tokens.empty() ? noWork : join(step.op->getLoc(), step.tokens);
+      auto branch = cast<BranchOpInterface>(step.op);
+      for (auto [index, successor] : llvm::enumerate(step.op->getSuccessors()))
+        if (tokenBlocks.contains(successor)) {
+          (void)getBlockToken(successor);
+          branch.getSuccessorOperands(index).append(token);
+        }
       break;
     }
     case ScheduleStep::Kind::AddResult:
@@ -3307,7 +3348,8 @@ LogicalResult GpuAsyncRegionPass::runOnFunction(
     AsyncDependenceAnalysis analysis(accesses, opaque, maxStreams);
     if (failed(analysis.scheduleFunctionBody(function.getBody())))
       return failure();
-    AsyncScheduleRewriter(&getContext()).apply(analysis.getSchedule());
+    AsyncScheduleRewriter(&getContext(), analysis.getTokenBlocks())
+        .apply(analysis.getSchedule());
   }
 
   // Collect gpu.wait ops that we can move out of async.execute regions.

@@ -141,14 +141,16 @@ def GpuAsyncRegionPass : Pass<"gpu-async-region"> {
     forwards them with its own work to the `after` region and as the token
     results. A host op or GPU op after the region op waits only for the
     classes it may conflict with. In a function body of several blocks, a
-    block whose predecessors all end with a branch op (`BranchOpInterface`:
-    `cf.br`, `cf.cond_br`, ...) gets a token argument, to which each of them
-    passes the join of the GPU work it leaves pending instead of the host
-    waiting for that work; the work may access anything: the GPU ops of the
-    block that access memory depend on the token, and a host op that does
-    waits for it. The blocks of other region ops (`scf.parallel`,
-    `async.execute`, multi-block regions) end with a host wait for their
-    own GPU work.
+    block that GPU work may reach through branches and whose predecessors
+    all end with `cf.br`, `cf.cond_br` or `cf.switch` gets a token argument,
+    to which each of them passes the join of the GPU work it leaves pending
+    (a token of no work made at the function's start if there is none)
+    instead of the host waiting for that work; the work may access
+    anything: the GPU ops of the block that access memory depend on the
+    token, and a host op that does waits for it. A branch to such a block
+    and to another one waits on the host and passes a token of no work. The
+    blocks of other region ops (`scf.parallel`, `async.execute`, multi-block
+    regions) end with a host wait for their own GPU work.
 
     A `gpu.on_stream` body starts after the stream's earlier work (its entry
     token, of unknown accesses) and hands what each block leaves pending to
