@@ -134,6 +134,12 @@ execute_region and async.execute bodies):
             pass, run on the module, summarizes what the function accesses
             through its arguments; the interpreter runs its body at each
             call. Not in launchers or programs written to be captured.
+  parallel  (--control-flow only) scf.parallel over 0-3 iterations, in
+            loops and branches too: the body allocates 1-2 buffers, writes
+            only those and reads buffers from outside (no race between its
+            iterations); the interpreter runs the iterations in order, as
+            -convert-scf-to-cf lowers them. Not in async.execute bodies,
+            launchers or programs written to be captured.
 
 The checker does not trust the pass: it interprets the pass output as a
 program (scripts/async_region_interp.py) with concrete values for its i1 and
@@ -344,7 +350,7 @@ def stream_launch_text(k, a, b, stream="%stream"):
 # ---------------------------------------------------------------------------
 
 SHAPES = ["pointer", "opaque", "sparse", "async", "stack", "stream",
-          "barrier", "await", "linalg", "blocks", "calls"]
+          "barrier", "await", "linalg", "blocks", "calls", "parallel"]
 INDICES = "memref<16xi32>"
 SCRATCH = "memref<?xi8>"
 # The type of each kind of kernel operand.
@@ -435,10 +441,11 @@ CAPTURE_HOST_CALLS = {"malloc", "free", "aligned_alloc"}
 LAUNCHER_EXCLUDED = ["launch", "memcpy", "memset", "gpu_alloc", "sparse",
                      "async", "await", "pointer_launch", "opaque_launch",
                      "barrier_launch", "linalg_launch", "linalg_host",
-                     "shape_call", "alloca", "blocks", "callee_call"]
+                     "shape_call", "alloca", "blocks", "callee_call",
+                     "parallel"]
 CAPTURE_EXCLUDED = ["load", "store", "host_alloc", "call",
                     "stream_call", "sparse", "async", "alloca", "shape_call",
-                    "await", "linalg_host", "callee_call"]
+                    "await", "linalg_host", "callee_call", "parallel"]
 
 # A function that gets a caller's stream and launches on it, leaving the
 # work on the stream when it returns, and one that passes it on to that one
@@ -1519,7 +1526,9 @@ class ControlFlowProgram(Program):
                                       not scope.in_async),
                 # A call of the program's own function (calls shape).
                 "callee_call": 1.5 * (getattr(self, "callee", None)
-                                      is not None)}
+                                      is not None),
+                "parallel": 1.5 * ("parallel" in self.shapes and nested and
+                                   not scope.in_async)}
             kinds.update((k, w) for k, w in shape_kinds.items() if w)
             if self.launcher:
                 for kind in LAUNCHER_EXCLUDED:
@@ -1911,6 +1920,24 @@ class ControlFlowProgram(Program):
             for _ in range(rng.randint(1, 2)):
                 allocated.append(self.alloc(
                     body, gpu=rng.random() < 0.6 and not self.launcher))
+        self.block(body, rng.randint(1, 4), [a for a in allocated if a])
+        self.indent -= 1
+        self.op("}")
+
+    def gen_parallel(self, scope):
+        """An scf.parallel with 0-3 iterations (the parallel shape). Its
+        iterations may run in any order: the body only reads buffers from
+        outside and writes what it allocates, so that the input has no race
+        between them."""
+        rng = self.rng
+        iv = f"%q{self.fresh()[2:]}"
+        self.op(f"scf.parallel ({iv}) = (%c0) to (%c{rng.randrange(4)}) step "
+                "(%c1) {")
+        self.indent += 1
+        body = scope.child(read_only=True)
+        body.indices.append(iv)
+        allocated = [self.alloc(body, gpu=rng.random() < 0.6)
+                     for _ in range(rng.randint(1, 2))]
         self.block(body, rng.randint(1, 4), [a for a in allocated if a])
         self.indent -= 1
         self.op("}")

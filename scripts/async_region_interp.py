@@ -6,7 +6,9 @@ and records the dynamic trace: every GPU op instance with the set of GPU op
 instances that happen before it, and every host access. It reads the pass
 output as a program and trusts nothing the pass says about itself:
 
-  - scf.for is unrolled (constant bounds), scf.while runs its regions until
+  - scf.for is unrolled (constant bounds), and so is an scf.parallel
+    without reductions (its iterations in order, as -convert-scf-to-cf
+    lowers it), scf.while runs its regions until
     its condition is false, scf.if and scf.index_switch take the branch
     that their operand selects, scf.execute_region runs its region,
     func.call runs the callee's body; a region of several blocks (a
@@ -150,7 +152,8 @@ SPARSE_COMPUTE = {"gpu.spmv": 2, "gpu.spmm": 2, "gpu.sddmm": 2}
 PURE_DIALECTS = {"math", "index", "ub", "vector", "complex", "tensor"}
 # The terminators a region may end with (those of the regions modelled).
 TERMINATORS = {"scf.yield", "func.return", "scf.condition", "async.yield",
-               "memref.alloca_scope.return", "gpu.on_stream.yield"}
+               "memref.alloca_scope.return", "gpu.on_stream.yield",
+               "scf.reduce"}
 # The branches between the blocks of a region of several blocks (their
 # successors are read from the op's line: '"cf.br"(%x)[^bb3] : ...').
 BRANCHES = {"cf.br", "cf.cond_br"}
@@ -614,6 +617,8 @@ class Interpreter:
             return self.scf_for(op, env)
         if name == "scf.while":
             return self.scf_while(op, env)
+        if name == "scf.parallel":
+            return self.scf_parallel(op, env)
         if name == "scf.if":
             return self.scf_if(op, env)
         if name == "scf.index_switch":
@@ -806,6 +811,30 @@ class Interpreter:
             self.trace.loop_iterations += 1
         self.loop_depth -= 1
         self.bind(op, env, values)
+
+    def scf_parallel(self, op, env):
+        """An scf.parallel without reductions (-canonicalize merges nested
+        ones into one of several dimensions): its iterations run one after
+        the other, as -convert-scf-to-cf lowers it (the last dimension
+        innermost)."""
+        dims = len(op.regions[0][0].arg_names) if op.regions[0] else 0
+        if op.results or len(op.operands) != 3 * dims:
+            raise Unsupported("scf.parallel with reductions")
+        bounds = [self.value(env, v) for v in op.operands]
+        if not all(isinstance(x, int) and not isinstance(x, bool)
+                   for x in bounds) or any(x <= 0 for x in bounds[2 * dims:]):
+            raise Unsupported("scf.parallel without constant bounds")
+        ranges = [range(bounds[d], bounds[dims + d], bounds[2 * dims + d])
+                  for d in range(dims)]
+        label = self.where(op, "parallel")
+        self.loop_depth += 1
+        for ivs in itertools.product(*ranges):
+            self.path.append(f"{label} i={','.join(map(str, ivs))}")
+            self.region(op.regions[0], list(ivs), env)
+            self.path.pop()
+            self.trace.loop_iterations += 1
+        self.loop_depth -= 1
+        self.bind(op, env, [])
 
     def scf_while(self, op, env):
         values = [self.value(env, v) for v in op.operands]

@@ -100,7 +100,7 @@ if [[ $("${BUILD_DIR}/bin/mlir-opt" --help) == *max-streams* ]] &&
   # The shapes of --shapes (pointer and opaque kernels, sparse handles,
   # async.execute bodies and awaits in them, stack buffers, caller streams,
   # barriers and shared memory, linalg ops, multi-block bodies, functions of
-  # the programs' own that they call) in every
+  # the programs' own that they call, scf.parallel) in every
   # mode, the default one also against upstream's pass, once the series has
   # caller streams; and the caller-stream programs after -canonicalize.
   if [[ -f ${SRC_DIR}/mlir/test/Dialect/GPU/async-region-on-stream.mlir ]]; then

@@ -2805,7 +2805,7 @@ private:
   Value getBlockToken(Block *block);
   /// A token of no work at the start of the function body, which branches
   /// pass where they leave no work pending.
-  Value noWork;
+  Value functionNoWork;
   DenseMap<Operation *, Operation *> replacements;
   /// The results of the replaced ops (never dereferenced) and their
   /// replacements: a stream that a later step names may be one of them.
@@ -2994,13 +2994,13 @@ void AsyncScheduleRewriter::apply(ArrayRef<ScheduleStep> schedule) {
           getBlockToken(step.op->getBlock());
       break;
     case ScheduleStep::Kind::PassToSuccessors: {
-      if (step.tokens.empty() && !noWork) {
+      if (step.tokens.empty() && !functionNoWork) {
         rewriter.setInsertionPointToStart(&step.op->getParentRegion()->front());
-        noWork = join(step.op->getLoc(), {});
+        functionNoWork = join(step.op->getLoc(), {});
       }
       rewriter.setInsertionPoint(step.op);
-      Value token =
-          step.tokens.empty() ? noWork : join(step.op->getLoc(), step.tokens);
+      Value token = step.tokens.empty() ? functionNoWork
+                                        : join(step.op->getLoc(), step.tokens);
       auto branch = cast<BranchOpInterface>(step.op);
       for (auto [index, successor] : llvm::enumerate(step.op->getSuccessors()))
         if (tokenBlocks.contains(successor)) {
