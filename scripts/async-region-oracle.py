@@ -1439,6 +1439,9 @@ class ControlFlowProgram(Program):
         # stream, %stream2: launches and regions on it among the statements.
         self.two_streams = self.stream and not self.capture_clean and \
             random.Random(f"{index}-two").random() < 0.3
+        # The calls shape: a function of the program's own, which it calls
+        # (see generate).
+        self.callee = None
 
     def memref_args(self):
         return super().memref_args() + (
@@ -1455,13 +1458,10 @@ class ControlFlowProgram(Program):
         self.lines.append("  " * self.indent + line)
 
     def text(self):
-        callee = getattr(self, "callee", None)
-        return super().text() + (callee.text() if callee else "")
+        return super().text() + (self.callee.text() if self.callee else "")
 
     def generate(self):
         rng = self.rng
-        # The calls shape: a function of the program's own, which it calls.
-        self.callee = None
         if "calls" in self.shapes and not self.launcher and \
                 not self.capture_clean:
             self.callee = CalleeProgram(self.index, self.shapes)
@@ -1525,8 +1525,7 @@ class ControlFlowProgram(Program):
                 "stream_loop": 1.5 * (self.two_streams and nested and
                                       not scope.in_async),
                 # A call of the program's own function (calls shape).
-                "callee_call": 1.5 * (getattr(self, "callee", None)
-                                      is not None),
+                "callee_call": 1.5 * (self.callee is not None),
                 "parallel": 1.5 * ("parallel" in self.shapes and nested and
                                    not scope.in_async)}
             kinds.update((k, w) for k, w in shape_kinds.items() if w)

@@ -792,11 +792,17 @@ class Interpreter:
         self.path.pop()
         self.bind(op, env, results)
 
-    def scf_for(self, op, env):
-        lb, ub, step = (self.value(env, v) for v in op.operands[:3])
+    def loop_bounds(self, op, env, operands, steps):
+        """The values of a loop's bound operands, integers with positive
+        `steps` (indices into them), or Unsupported."""
+        bounds = [self.value(env, v) for v in operands]
         if not all(isinstance(x, int) and not isinstance(x, bool)
-                   for x in (lb, ub, step)) or step <= 0:
-            raise Unsupported("scf.for without constant bounds")
+                   for x in bounds) or any(bounds[i] <= 0 for i in steps):
+            raise Unsupported(f"{op.name} without constant bounds")
+        return bounds
+
+    def scf_for(self, op, env):
+        lb, ub, step = self.loop_bounds(op, env, op.operands[:3], [2])
         values = [self.value(env, v) for v in op.operands[3:]]
         label = self.where(op, "for")
         self.loop_depth += 1
@@ -820,10 +826,8 @@ class Interpreter:
         dims = len(op.regions[0][0].arg_names) if op.regions[0] else 0
         if op.results or len(op.operands) != 3 * dims:
             raise Unsupported("scf.parallel with reductions")
-        bounds = [self.value(env, v) for v in op.operands]
-        if not all(isinstance(x, int) and not isinstance(x, bool)
-                   for x in bounds) or any(x <= 0 for x in bounds[2 * dims:]):
-            raise Unsupported("scf.parallel without constant bounds")
+        bounds = self.loop_bounds(op, env, op.operands,
+                                  range(2 * dims, 3 * dims))
         ranges = [range(bounds[d], bounds[dims + d], bounds[2 * dims + d])
                   for d in range(dims)]
         label = self.where(op, "parallel")
