@@ -7,7 +7,8 @@ Prints the pass's own time (`-mlir-timing`, the best of --repeat runs, so
 that parsing and printing are not counted) and the ratios to upstream.
 
   scripts/async-region-bench.py [--sizes 1000,10000,100000] [--buffers 64]
-                                [--repeat 5]
+                                [--repeat 5] [--regions] [--tool PATH]
+                                [--baseline PATH] [--loop K] [--host-calls N]
 
 The input is the same for all three; the runs alternate between them.
 
@@ -16,6 +17,16 @@ With --loop K, it also runs the passes on a loop of K GPU ops per iteration
 the host) and prints the host waits per iteration: the synchronous
 `gpu.wait` ops inside the loop body (0 is the goal where the host does not
 touch the data).
+
+With --baseline PATH, another build of the series' mlir-opt (an earlier
+patch's) is timed in the same runs with max-streams=0, in a column of its
+own, to compare a change with what came before it in one run; --tool names
+the build under test (default: build/bin/mlir-opt).
+
+With --regions, it also times the same functions with every tenth launch
+in an scf.if and, apart, in an scf.for of one iteration, and prints the pass
+time per 1,000 ops at each size: a column that grows with the size is a
+pass that is not linear in the length of the function.
 
 With --host-calls N, it also lowers the N-op function (after the pass in
 both modes) with -gpu-lower-to-nvvm-pipeline and counts the runtime calls
@@ -39,16 +50,26 @@ UPSTREAM = os.path.join(os.environ.get("LLVM_PREFIX", "/usr/lib/llvm-23"),
 MEMREF = "memref<16xf32>"
 
 
-def module(ops, buffers, seed):
+def module(ops, buffers, seed, wrap=None):
+    """A function of `ops` GPU ops; with `wrap` ("if" or "for"), every tenth
+    launch is in an scf.if or an scf.for."""
     rng = random.Random(seed)
+    launches = 0
     lines = [f"    %b{i} = memref.alloc() : {MEMREF}" for i in range(buffers)]
     for i in range(ops):
         kind = rng.random()
         a, b = rng.randrange(buffers), rng.randrange(buffers)
         if kind < 0.7:
-            lines.append(f"    gpu.launch_func @kernels::@k blocks in (%c1, %c1,"
-                         f" %c1) threads in (%c1, %c1, %c1) args(%b{a} : "
-                         f"{MEMREF}, %b{b} : {MEMREF})")
+            launch = (f"gpu.launch_func @kernels::@k blocks in (%c1, %c1,"
+                      f" %c1) threads in (%c1, %c1, %c1) args(%b{a} : "
+                      f"{MEMREF}, %b{b} : {MEMREF})")
+            launches += 1
+            if wrap and launches % 10 == 0:
+                head = {"if": "scf.if %cond {",
+                        "for": "scf.for %i = %c0 to %c1 step %c1 {"}[wrap]
+                lines.append(f"    {head}\n      {launch}\n    }}")
+            else:
+                lines.append(f"    {launch}")
         elif kind < 0.85 and a != b:
             lines.append(f"    gpu.memcpy %b{a}, %b{b} : {MEMREF}, {MEMREF}")
         elif kind < 0.995:
@@ -62,7 +83,7 @@ def module(ops, buffers, seed):
             f"      %v = memref.load %x[%c0] : {MEMREF}\n"
             f"      memref.store %v, %y[%c0] : {MEMREF}\n"
             "      gpu.return\n    }\n  }\n"
-            "  func.func @f() {\n"
+            f"  func.func @f({'%cond: i1' if wrap else ''}) {{\n"
             "    %c0 = arith.constant 0 : index\n"
             "    %c1 = arith.constant 1 : index\n"
             "    %f = arith.constant 1.0 : f32\n" +
@@ -139,9 +160,9 @@ def run_tool(cmd, stdin=None):
     return run.stdout
 
 
-def host_calls(path, pass_args):
+def host_calls(tool, path, pass_args):
     """Token-graph figures after the pass, and runtime calls after lowering."""
-    graph = run_tool([OURS, path, pass_args])
+    graph = run_tool([tool, path, pass_args])
     ops = joins = 0
     uses = collections.Counter()
     for match in ASYNC_OP.finditer(graph):
@@ -152,7 +173,7 @@ def host_calls(path, pass_args):
             joins += max(len(deps) - 1, 0)
         uses.update(deps)
     forks = sum(u - 1 for u in uses.values())
-    lowered = run_tool([OURS, "-gpu-lower-to-nvvm-pipeline=cubin-format=isa"],
+    lowered = run_tool([tool, "-gpu-lower-to-nvvm-pipeline=cubin-format=isa"],
                        stdin=graph)
     calls = {name: len(re.findall(rf"call @{name}\b", lowered))
              for name in RUNTIME_CALLS}
@@ -168,30 +189,63 @@ def main():
     parser.add_argument("--loop", type=int, default=0, metavar="K",
                         help="host waits per iteration of a loop of K GPU "
                         "ops (0: skip)")
+    parser.add_argument("--regions", action="store_true",
+                        help="also time functions with scf.if and scf.for "
+                        "ops, per 1,000 ops")
     parser.add_argument("--host-calls", type=int, default=0, metavar="N",
                         help="count host runtime calls for N ops (0: skip)")
+    parser.add_argument("--tool", default=OURS,
+                        help="the series' mlir-opt (default: %(default)s), "
+                        "for instance a build of an earlier patch")
+    parser.add_argument("--baseline", metavar="PATH",
+                        help="another build of the series' mlir-opt (an "
+                        "earlier patch), timed with max-streams=0 in the "
+                        "same runs, in a column of its own")
     args = parser.parse_args()
-    for tool in (OURS, UPSTREAM):
+    ours = args.tool
+    tools = [ours, UPSTREAM] + ([args.baseline] if args.baseline else [])
+    for tool in tools:
         if not os.path.exists(tool):
             sys.exit(f"error: {tool} not found")
     configs = [(UPSTREAM, ["-gpu-async-region"]),
-               (OURS, ["-gpu-async-region"]),
-               (OURS, ["-gpu-async-region=max-streams=0"])]
-    print("ops       upstream  series  series(max-streams=0)  "
-          "ratios to upstream (pass time, best of %d)" % args.repeat)
+               (ours, ["-gpu-async-region"]),
+               (ours, ["-gpu-async-region=max-streams=0"])]
+    header = "upstream  series  series(max-streams=0)"
+    if args.baseline:
+        configs.append((args.baseline, ["-gpu-async-region=max-streams=0"]))
+        header += "  baseline(max-streams=0)"
+
+    def best_times(path):
+        """The best pass time of each config, the runs alternating."""
+        best = [float("inf")] * len(configs)
+        for _ in range(args.repeat):
+            for i, (tool, pass_args) in enumerate(configs):
+                best[i] = min(best[i], pass_time(tool, pass_args, path))
+        return best
+
+    print(f"ops       {header}  ratios to upstream (pass time, best of "
+          f"{args.repeat})")
     with tempfile.TemporaryDirectory() as tmp:
         for n in (int(s) for s in args.sizes.split(",")):
             path = os.path.join(tmp, f"m{n}.mlir")
             with open(path, "w") as f:
                 f.write(module(n, args.buffers, args.seed))
-            best = [float("inf")] * len(configs)
-            for _ in range(args.repeat):
-                for i, (tool, pass_args) in enumerate(configs):
-                    best[i] = min(best[i], pass_time(tool, pass_args, path))
-            up, ours, dep = best
-            base = max(up, 1e-4)
-            print(f"{n:<9} {up:7.4f}s {ours:7.4f}s {dep:10.4f}s"
-                  f"             {ours / base:5.2f}x  {dep / base:5.2f}x")
+            best = best_times(path)
+            up = max(best[0], 1e-4)
+            print(f"{n:<9} " + " ".join(f"{t:7.4f}s" for t in best) +
+                  "    " + "  ".join(f"{t / up:5.2f}x" for t in best[1:]))
+        if args.regions:
+            print("\nwith every tenth launch in a region op: pass time per "
+                  "1,000 ops (constant if linear)")
+            print(f"ops       region  {header}")
+            for wrap in ("if", "for"):
+                for n in (int(s) for s in args.sizes.split(",")):
+                    path = os.path.join(tmp, f"{wrap}{n}.mlir")
+                    with open(path, "w") as f:
+                        f.write(module(n, args.buffers, args.seed, wrap))
+                    print(f"{n:<9} scf.{wrap:<4} " +
+                          " ".join(f"{t * 1000 / n:7.4f}s"
+                                   for t in best_times(path)))
         if args.loop:
             path = os.path.join(tmp, "loop.mlir")
             with open(path, "w") as f:
@@ -208,7 +262,7 @@ def main():
                 f.write(module(args.host_calls, args.buffers, args.seed))
             for pass_args in ("-gpu-async-region",
                               "-gpu-async-region=max-streams=0"):
-                ops, joins, forks, calls = host_calls(path, pass_args)
+                ops, joins, forks, calls = host_calls(ours, path, pass_args)
                 print(f"\n{pass_args}, {args.host_calls} ops: {ops} async GPU "
                       f"ops, joins sum(k-1) = {joins}, forks sum(u-1) = "
                       f"{forks}")

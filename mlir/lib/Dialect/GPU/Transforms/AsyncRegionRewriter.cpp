@@ -37,6 +37,7 @@
 #include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/ADT/PointerIntPair.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/Allocator.h"
 #include "llvm/Support/DebugLog.h"
 #include <atomic>
 
@@ -293,6 +294,8 @@ static bool isInLoopBody(Operation *op) {
 static Value getStreamToFollow(ArrayRef<HandedWork> handed, Operation *op,
                                const MemoryAccesses &opAccesses,
                                GpuAccessAnalysis &accesses) {
+  if (handed.empty())
+    return {};
   auto asyncOp = cast<gpu::AsyncOpInterface>(op);
   if (Value token = asyncOp.getAsyncToken(); token && !token.use_empty())
     return {};
@@ -1773,6 +1776,9 @@ namespace {
 /// block's first op. The ops are those of the IR before the rewrite. A region
 /// op passes one token per class of the buffers its GPU work accesses (see
 /// getTokenClasses): the other kinds have an index, that of the class.
+/// The analysis numbers the tokens it makes (see
+/// AsyncDependenceAnalysis::number), to keep what it knows of each in
+/// vectors; the number is not part of the token's identity.
 enum class TokenKind : unsigned { Op, Result, Carried, Forwarded, Block };
 struct TokenNode {
   TokenNode() = default;
@@ -1787,6 +1793,8 @@ struct TokenNode {
 
   llvm::PointerIntPair<Operation *, 3, TokenKind> opAndKind;
   unsigned index = 0;
+  static constexpr unsigned kNoNumber = ~0u;
+  unsigned number = kNoNumber;
 };
 } // namespace
 
@@ -1845,8 +1853,12 @@ struct ScheduleStep {
   Operation *op;
   Block *block = nullptr;
   unsigned region = 0;
-  SmallVector<TokenNode> tokens;
+  /// Owned by the analysis (see AsyncDependenceAnalysis::keep).
+  ArrayRef<TokenNode> tokens;
   Value stream = {};
+  /// For MakeAsync of an op that gets a token, EnterStream and EnterBlock:
+  /// the token the step makes.
+  TokenNode made = {};
   /// For CarryIntoLoop, Yield and AddResult: the token class (see
   /// getTokenClasses) and the number of classes.
   unsigned index = 0;
@@ -1854,11 +1866,11 @@ struct ScheduleStep {
 };
 
 /// Returns a CarryIntoLoop, Yield or AddResult step for token `index` of
-/// `numTokens`.
+/// `numTokens`; `tokens` is owned by the analysis.
 static ScheduleStep makeTokenStep(ScheduleStep::Kind kind, Operation *op,
                                   unsigned region, ArrayRef<TokenNode> tokens,
                                   unsigned index, unsigned numTokens) {
-  ScheduleStep step{kind, op, nullptr, region, llvm::to_vector(tokens)};
+  ScheduleStep step{kind, op, nullptr, region, tokens};
   step.index = index;
   step.numTokens = numTokens;
   return step;
@@ -1871,7 +1883,10 @@ struct BufferState {
   SmallVector<TokenNode> reads;
 };
 
-/// The GPU work pending at a point of the program, from the host's view.
+/// The GPU work pending at a point of the program, from the host's view. A
+/// region starts with a copy of the state before its op; which work the host
+/// has waited for is kept apart (see AsyncDependenceAnalysis::completed), so
+/// that a copy costs what is pending, not what completed before.
 struct PendingWork {
   DenseMap<Value, BufferState> buffers;
   /// Work that accessed everything.
@@ -1879,8 +1894,6 @@ struct PendingWork {
   /// Tokens no later GPU op depends on (the open chains), with the order in
   /// which they were opened.
   DenseMap<TokenNode, unsigned> open;
-  /// Tokens the host has waited for.
-  DenseSet<TokenNode> completed;
   /// In the body of gpu.on_stream, its entry token.
   std::optional<TokenNode> streamEntry;
   /// The work handed to streams that the host has not waited for.
@@ -1923,6 +1936,13 @@ public:
   ArrayRef<ScheduleStep> getSchedule() const { return schedule; }
   /// The blocks of the function body that get a token argument.
   const DenseSet<Block *> &getTokenBlocks() const { return tokenBlocks; }
+  /// The number of tokens; each has a number below.
+  unsigned getNumTokens() const { return dependencies.size(); }
+  /// Returns token `token` of a region op with its number.
+  TokenNode getNumbered(TokenNode token) const {
+    token.number = numbers.at(token);
+    return token;
+  }
 
 private:
   LogicalResult scheduleBlock(Block &block, PendingWork &pending);
@@ -1995,14 +2015,73 @@ private:
   void open(PendingWork &pending, TokenNode token);
   /// Drops the tokens that another one depends on directly.
   void dropImplied(SmallVectorImpl<TokenNode> &tokens) const;
+  /// Returns a copy of `tokens` that lives as long as the analysis, for the
+  /// schedule and the dependencies.
+  ArrayRef<TokenNode> keep(ArrayRef<TokenNode> tokens) {
+    return tokens.copy(tokenLists);
+  }
+
+  /// Returns `token`, which the analysis makes once (the token of an op it
+  /// schedules, the entry of a gpu.on_stream body, of a block), with a new
+  /// number.
+  TokenNode numberNew(TokenNode token);
+  /// Returns `token` (the token of a region op, which the analysis names
+  /// where it makes it and where it records what it depends on) with its
+  /// number, a new one if the analysis has not seen it before.
+  TokenNode number(TokenNode token);
+  /// The tokens that numbered token `token` depends on directly.
+  ArrayRef<TokenNode> getDependencies(TokenNode token) const {
+    assert(token.number != TokenNode::kNoNumber && "token not numbered");
+    return dependencies[token.number];
+  }
+  void setDependencies(TokenNode token, ArrayRef<TokenNode> deps) {
+    assert(token.number != TokenNode::kNoNumber && "token not numbered");
+    dependencies[token.number] = deps;
+  }
+  /// Whether the host has waited for numbered token `token` on the path
+  /// being scheduled.
+  bool isCompleted(TokenNode token) const {
+    assert(token.number != TokenNode::kNoNumber && "token not numbered");
+    return completed.test(token.number);
+  }
+  /// Records that the host has waited for `token`; returns false if it had.
+  bool complete(TokenNode token);
+
+  /// While it lives, the tokens that the host waits for are those of the
+  /// state of a region, and are forgotten when it dies: it lives as long as
+  /// that state.
+  class RegionScope {
+  public:
+    explicit RegionScope(AsyncDependenceAnalysis &analysis)
+        : analysis(analysis), mark(analysis.completedOrder.size()) {}
+    ~RegionScope();
+    RegionScope(const RegionScope &) = delete;
+    RegionScope &operator=(const RegionScope &) = delete;
+
+  private:
+    AsyncDependenceAnalysis &analysis;
+    size_t mark;
+  };
 
   GpuAccessAnalysis &accesses;
   OpaqueStreamUsers &opaque;
   unsigned maxStreams;
   SmallVector<ScheduleStep> schedule;
   DenseSet<Block *> tokenBlocks;
-  /// The tokens each scheduled token depends on directly.
-  DenseMap<TokenNode, SmallVector<TokenNode>> dependencies;
+  /// The numbers of the tokens of region ops (see number).
+  DenseMap<TokenNode, unsigned> numbers;
+  /// By token number, the tokens each token depends on directly.
+  SmallVector<ArrayRef<TokenNode>> dependencies;
+  /// The lists of tokens of the schedule's steps and of `dependencies`.
+  llvm::BumpPtrAllocator tokenLists;
+  /// By token number, whether the host has waited for each token on the path
+  /// being scheduled, and the tokens in the order in which it did. The states
+  /// of nested regions live one at a time, each within its parent's, and
+  /// share them: a region's tokens are forgotten with its state (see
+  /// RegionScope). A copy for each region would make the analysis quadratic
+  /// in the length of the function.
+  llvm::BitVector completed;
+  SmallVector<TokenNode> completedOrder;
   /// The GPU ops that run on a stream after the work handed to it (see
   /// getStreamToFollow), and that stream: what they access is handed to it,
   /// also after the SCF ops around them (see collectHandedWork).
@@ -2056,9 +2135,8 @@ AsyncDependenceAnalysis::getConflicts(const PendingWork &pending,
         tokens.insert(it->second.reads.begin(), it->second.reads.end());
     }
   }
-  return llvm::to_vector(llvm::make_filter_range(tokens, [&](TokenNode token) {
-    return !pending.completed.contains(token);
-  }));
+  return llvm::to_vector(llvm::make_filter_range(
+      tokens, [&](TokenNode token) { return !isCompleted(token); }));
 }
 
 void AsyncDependenceAnalysis::record(PendingWork &pending, TokenNode token,
@@ -2102,6 +2180,34 @@ AsyncDependenceAnalysis::getOpenTokens(const PendingWork &pending,
   return llvm::to_vector(llvm::make_second_range(tokens));
 }
 
+TokenNode AsyncDependenceAnalysis::numberNew(TokenNode token) {
+  token.number = dependencies.size();
+  dependencies.emplace_back();
+  completed.push_back(false);
+  return token;
+}
+
+TokenNode AsyncDependenceAnalysis::number(TokenNode token) {
+  auto [it, inserted] = numbers.try_emplace(token);
+  if (inserted)
+    it->second = numberNew(token).number;
+  token.number = it->second;
+  return token;
+}
+
+bool AsyncDependenceAnalysis::complete(TokenNode token) {
+  if (isCompleted(token))
+    return false;
+  completed.set(token.number);
+  completedOrder.push_back(token);
+  return true;
+}
+
+AsyncDependenceAnalysis::RegionScope::~RegionScope() {
+  while (analysis.completedOrder.size() > mark)
+    analysis.completed.reset(analysis.completedOrder.pop_back_val().number);
+}
+
 void AsyncDependenceAnalysis::open(PendingWork &pending, TokenNode token) {
   pending.open.try_emplace(token, numOpened++);
 }
@@ -2113,8 +2219,8 @@ void AsyncDependenceAnalysis::dropImplied(
   // The lists are short: a linear search beats hashing.
   SmallVector<ArrayRef<TokenNode>, 8> direct;
   for (TokenNode token : tokens)
-    if (auto it = dependencies.find(token); it != dependencies.end())
-      direct.push_back(it->second);
+    if (ArrayRef<TokenNode> deps = getDependencies(token); !deps.empty())
+      direct.push_back(deps);
   llvm::erase_if(tokens, [&](TokenNode token) {
     return llvm::any_of(direct, [&](ArrayRef<TokenNode> deps) {
       return llvm::is_contained(deps, token);
@@ -2127,7 +2233,7 @@ void AsyncDependenceAnalysis::hostWait(PendingWork &pending,
                                        Operation *op, Block *block) {
   SmallVector<TokenNode> waited;
   for (TokenNode token : tokens)
-    if (pending.completed.insert(token).second)
+    if (complete(token))
       waited.push_back(token);
   if (waited.empty())
     return;
@@ -2137,10 +2243,9 @@ void AsyncDependenceAnalysis::hostWait(PendingWork &pending,
   while (!worklist.empty()) {
     TokenNode token = worklist.pop_back_val();
     pending.open.erase(token);
-    if (auto it = dependencies.find(token); it != dependencies.end())
-      for (TokenNode dep : it->second)
-        if (pending.completed.insert(dep).second)
-          worklist.push_back(dep);
+    for (TokenNode dep : getDependencies(token))
+      if (complete(dep))
+        worklist.push_back(dep);
   }
   // Waiting for a token waits for what it depends on.
   dropImplied(waited);
@@ -2149,7 +2254,7 @@ void AsyncDependenceAnalysis::hostWait(PendingWork &pending,
                 : OpWithFlags(block->getParentOp(),
                               OpPrintingFlags().skipRegions()));
   schedule.push_back(
-      {ScheduleStep::Kind::HostWait, op, block, 0, std::move(waited)});
+      {ScheduleStep::Kind::HostWait, op, block, 0, keep(waited)});
 }
 
 void AsyncDependenceAnalysis::hostWaitAll(PendingWork &pending, Operation *op) {
@@ -2162,7 +2267,7 @@ void AsyncDependenceAnalysis::hostWaitAll(PendingWork &pending, Operation *op) {
 void AsyncDependenceAnalysis::scheduleGpuOp(gpu::AsyncOpInterface asyncOp,
                                             PendingWork &pending) {
   Operation *op = asyncOp.getOperation();
-  TokenNode token = opToken(op);
+  TokenNode token = numberNew(opToken(op));
   OperandRange existing = asyncOp.getAsyncDependencies();
   MemoryAccesses opAccesses = accesses.getGpuAccesses(op);
   Value stream =
@@ -2192,7 +2297,7 @@ void AsyncDependenceAnalysis::scheduleGpuOp(gpu::AsyncOpInterface asyncOp,
            << " runs on a stream after the work handed to it, depending on "
            << deps.size() << " token(s)";
     schedule.push_back(
-        {ScheduleStep::Kind::MakeAsync, op, nullptr, 0, deps, stream});
+        {ScheduleStep::Kind::MakeAsync, op, nullptr, 0, keep(deps), stream});
     addHandedWork(pending.handedStreams, stream, opAccesses);
     movedOntoStreams[op] = stream;
     return;
@@ -2210,8 +2315,11 @@ void AsyncDependenceAnalysis::scheduleGpuOp(gpu::AsyncOpInterface asyncOp,
   for (Value value : existing)
     if (Operation *definer = value.getDefiningOp())
       pending.open.erase(opToken(definer));
-  dependencies[token].assign(deps.begin(), deps.end());
-  schedule.push_back({ScheduleStep::Kind::MakeAsync, op, nullptr, 0, deps});
+  ArrayRef<TokenNode> kept = keep(deps);
+  setDependencies(token, kept);
+  ScheduleStep step{ScheduleStep::Kind::MakeAsync, op, nullptr, 0, kept};
+  step.made = token;
+  schedule.push_back(step);
   open(pending, token);
   record(pending, token, opAccesses, /*merge=*/false);
 }
@@ -2224,19 +2332,22 @@ void AsyncDependenceAnalysis::scheduleUserWait(gpu::WaitOp wait,
     Value value = getExistingValue(dep);
     return value && llvm::is_contained(wait.getAsyncDependencies(), value);
   });
-  schedule.push_back({ScheduleStep::Kind::MakeAsync, wait, nullptr, 0,
-                      SmallVector<TokenNode>(deps)});
+  ScheduleStep step{ScheduleStep::Kind::MakeAsync, wait, nullptr, 0,
+                    keep(deps)};
+  if (wait.getAsyncToken())
+    step.made = numberNew(opToken(wait));
+  schedule.push_back(step);
   if (!wait.getAsyncToken()) {
     waitForHandedStreams(pending, wait, getEverything());
     for (auto [token, order] : pending.open)
-      pending.completed.insert(token);
+      complete(token);
     pending.buffers.clear();
     pending.barriers.clear();
     pending.open.clear();
     return;
   }
-  TokenNode token = opToken(wait);
-  dependencies[token] = getOpenTokens(pending);
+  TokenNode token = step.made;
+  setDependencies(token, keep(getOpenTokens(pending)));
   pending.open.clear();
   open(pending, token);
 }
@@ -2292,7 +2403,7 @@ void AsyncDependenceAnalysis::scheduleStreamLaunch(gpu::LaunchFuncOp launch,
     LDBG() << "the launch's stream takes over " << conflicts.size()
            << " token(s) before it";
     schedule.push_back({ScheduleStep::Kind::HandOverTo, launch, nullptr, 0,
-                        conflicts, stream});
+                        keep(conflicts), stream});
   } else {
     hostWait(pending, conflicts, launch);
   }
@@ -2358,8 +2469,7 @@ AsyncDependenceAnalysis::getClassTokens(const PendingWork &pending,
                                         Block &block,
                                         ArrayRef<MemoryAccesses> classes) {
   auto isPassedOn = [&](TokenNode token) {
-    return getDefiningBlock(token) == &block &&
-           !pending.completed.contains(token);
+    return getDefiningBlock(token) == &block && !isCompleted(token);
   };
   SmallVector<llvm::SmallSetVector<TokenNode, 4>> sets(classes.size());
   for (auto [set, regionClass] : llvm::zip_equal(sets, classes)) {
@@ -2397,7 +2507,7 @@ void AsyncDependenceAnalysis::addClassResults(Operation *op,
   schedule.push_back(makeTokenStep(ScheduleStep::Kind::AddResult, op, 0, {}, 0,
                                    classes.size()));
   for (auto [index, regionClass] : llvm::enumerate(classes)) {
-    TokenNode result(op, TokenKind::Result, index);
+    TokenNode result = number(TokenNode(op, TokenKind::Result, index));
     open(pending, result);
     record(pending, result, regionClass, /*merge=*/true);
   }
@@ -2427,19 +2537,20 @@ LogicalResult AsyncDependenceAnalysis::scheduleLoop(Operation *loop,
   SmallVector<TokenNode, 2> kinds = {TokenNode(loop, TokenKind::Carried)};
   if (isa<scf::WhileOp>(loop))
     kinds.push_back(TokenNode(loop, TokenKind::Forwarded));
-  SmallVector<SmallVector<TokenNode>> inits;
+  SmallVector<ArrayRef<TokenNode>> inits;
   for (auto [index, regionClass] : llvm::enumerate(classes)) {
-    SmallVector<TokenNode> init = getConflicts(pending, regionClass);
-    dropImplied(init);
+    SmallVector<TokenNode> conflicts = getConflicts(pending, regionClass);
+    dropImplied(conflicts);
+    ArrayRef<TokenNode> init = keep(conflicts);
     LDBG() << OpWithFlags(loop, OpPrintingFlags().skipRegions())
            << " carries token " << index << " of " << numTokens
            << ", initialized with " << init.size() << " token(s)";
     schedule.push_back(makeTokenStep(ScheduleStep::Kind::CarryIntoLoop, loop, 0,
                                      init, index, numTokens));
     for (TokenNode kind : kinds)
-      dependencies[TokenNode(loop, kind.getInt(), index)] = init;
-    dependencies[TokenNode(loop, TokenKind::Result, index)] = init;
-    inits.push_back(std::move(init));
+      setDependencies(number(TokenNode(loop, kind.getInt(), index)), init);
+    setDependencies(number(TokenNode(loop, TokenKind::Result, index)), init);
+    inits.push_back(init);
   }
   for (ArrayRef<TokenNode> init : inits)
     for (TokenNode token : init)
@@ -2447,9 +2558,10 @@ LogicalResult AsyncDependenceAnalysis::scheduleLoop(Operation *loop,
 
   for (auto [regionIndex, kind] : llvm::enumerate(kinds)) {
     Block &block = loop->getRegion(regionIndex).front();
+    RegionScope scope(*this);
     PendingWork inner = pending;
     for (auto [index, regionClass] : llvm::enumerate(classes)) {
-      TokenNode token(loop, kind.getInt(), index);
+      TokenNode token = number(TokenNode(loop, kind.getInt(), index));
       open(inner, token);
       record(inner, token, regionClass, /*merge=*/true);
     }
@@ -2458,7 +2570,8 @@ LogicalResult AsyncDependenceAnalysis::scheduleLoop(Operation *loop,
     for (auto [index, tokens] :
          llvm::enumerate(getClassTokens(inner, block, classes)))
       schedule.push_back(makeTokenStep(ScheduleStep::Kind::Yield, loop,
-                                       regionIndex, tokens, index, numTokens));
+                                       regionIndex, keep(tokens), index,
+                                       numTokens));
   }
   addClassResults(loop, classes, pending);
   return success();
@@ -2478,6 +2591,7 @@ LogicalResult AsyncDependenceAnalysis::scheduleBranches(Operation *op,
     if (region.empty())
       continue;
     Block &block = region.front();
+    RegionScope scope(*this);
     PendingWork inner = pending;
     if (failed(scheduleBlock(block, inner)))
       return failure();
@@ -2513,8 +2627,8 @@ LogicalResult AsyncDependenceAnalysis::scheduleBranches(Operation *op,
       continue;
     for (auto [index, classIndex] : llvm::enumerate(passed))
       schedule.push_back(makeTokenStep(ScheduleStep::Kind::Yield, op,
-                                       regionIndex, tokens[classIndex], index,
-                                       numTokens));
+                                       regionIndex, keep(tokens[classIndex]),
+                                       index, numTokens));
   }
   addClassResults(op, passedClasses, pending);
   return success();
@@ -2530,6 +2644,7 @@ LogicalResult AsyncDependenceAnalysis::scheduleNested(Operation *op,
   bool isolated = op->hasTrait<OpTrait::IsIsolatedFromAbove>();
   for (Region &region : op->getRegions()) {
     for (Block &block : region) {
+      RegionScope scope(*this);
       PendingWork inner = isolated ? PendingWork() : pending;
       if (failed(scheduleBlock(block, inner)))
         return failure();
@@ -2549,10 +2664,13 @@ LogicalResult AsyncDependenceAnalysis::scheduleOnStream(gpu::OnStreamOp op,
   // own is ordered before the body by the stream.
   MemoryAccesses everything = getEverything();
   waitForHandedStreams(pending, op, everything, op.getStream());
-  TokenNode entry(op, TokenKind::Carried);
-  schedule.push_back({ScheduleStep::Kind::EnterStream, op, nullptr, 0, {}});
+  TokenNode entry = numberNew(TokenNode(op, TokenKind::Carried));
+  ScheduleStep step{ScheduleStep::Kind::EnterStream, op, nullptr, 0, {}};
+  step.made = entry;
+  schedule.push_back(step);
   bool handsOver = false;
   for (Block &block : op.getBody()) {
+    RegionScope scope(*this);
     PendingWork inner = pending;
     inner.handedStreams.clear();
     // A block other than the entry block starts after the work the blocks
@@ -2577,7 +2695,7 @@ LogicalResult AsyncDependenceAnalysis::scheduleOnStream(gpu::OnStreamOp op,
       LDBG() << "gpu.on_stream hands " << tokens.size()
              << " token(s) over to its stream";
       schedule.push_back(
-          {ScheduleStep::Kind::HandOver, yield, nullptr, 0, tokens});
+          {ScheduleStep::Kind::HandOver, yield, nullptr, 0, keep(tokens)});
       handsOver = true;
       continue;
     }
@@ -2587,7 +2705,7 @@ LogicalResult AsyncDependenceAnalysis::scheduleOnStream(gpu::OnStreamOp op,
       LDBG() << "gpu.on_stream hands " << tokens.size()
              << " token(s) over to its stream at a branch";
       schedule.push_back({ScheduleStep::Kind::HandOverTo, terminator, nullptr,
-                          0, tokens, op.getStream()});
+                          0, keep(tokens), op.getStream()});
       handsOver = true;
       continue;
     }
@@ -2710,12 +2828,15 @@ static DenseSet<Block *> findTokenBlocks(Region &body) {
 LogicalResult AsyncDependenceAnalysis::scheduleFunctionBody(Region &region) {
   tokenBlocks = findTokenBlocks(region);
   for (Block &block : region) {
+    RegionScope scope(*this);
     PendingWork pending;
     // The work that the predecessors leave pending may access anything.
     if (tokenBlocks.contains(&block)) {
-      TokenNode token(&block.front(), TokenKind::Block);
-      schedule.push_back(
-          {ScheduleStep::Kind::EnterBlock, &block.front(), nullptr, 0, {}});
+      TokenNode token = numberNew(TokenNode(&block.front(), TokenKind::Block));
+      ScheduleStep step{
+          ScheduleStep::Kind::EnterBlock, &block.front(), nullptr, 0, {}};
+      step.made = token;
+      schedule.push_back(step);
       open(pending, token);
       record(pending, token, getEverything(), /*merge=*/true);
     }
@@ -2743,7 +2864,7 @@ LogicalResult AsyncDependenceAnalysis::scheduleFunctionBody(Region &region) {
     LDBG() << "branch " << OpWithFlags(terminator, OpPrintingFlags())
            << " passes " << tokens.size() << " token(s) to its successors";
     schedule.push_back({ScheduleStep::Kind::PassToSuccessors, terminator,
-                        nullptr, 0, std::move(tokens)});
+                        nullptr, 0, keep(tokens)});
   }
   return failure(waitFailed);
 }
@@ -2758,8 +2879,11 @@ namespace {
 class AsyncScheduleRewriter {
 public:
   AsyncScheduleRewriter(MLIRContext *context,
-                        const DenseSet<Block *> &tokenBlocks)
-      : rewriter(context), tokenBlocks(tokenBlocks) {}
+                        const AsyncDependenceAnalysis &analysis)
+      : rewriter(context), analysis(analysis),
+        tokenBlocks(analysis.getTokenBlocks()) {
+    values.resize(analysis.getNumTokens());
+  }
 
   void apply(ArrayRef<ScheduleStep> schedule);
 
@@ -2791,7 +2915,19 @@ private:
   void carryIntoLoop(Operation *loop, ArrayRef<Value> inits);
 
   IRRewriter rewriter;
-  DenseMap<TokenNode, Value> values;
+  const AsyncDependenceAnalysis &analysis;
+  /// By token number, the value of each token made so far.
+  SmallVector<Value> values;
+  Value getValue(TokenNode token) const {
+    assert(token.number != TokenNode::kNoNumber && "token not numbered");
+    Value value = values[token.number];
+    assert(value && "token used before it was created");
+    return value;
+  }
+  void setValue(TokenNode token, Value value) {
+    assert(token.number != TokenNode::kNoNumber && "token not numbered");
+    values[token.number] = value;
+  }
   /// The initial values of the token iter_args of a loop, until the last
   /// CarryIntoLoop step.
   DenseMap<Operation *, SmallVector<Value>> loopInits;
@@ -2815,16 +2951,13 @@ private:
 
 SmallVector<Value>
 AsyncScheduleRewriter::getValues(ArrayRef<TokenNode> tokens) const {
-  return llvm::map_to_vector(tokens, [&](TokenNode token) {
-    Value value = values.lookup(token);
-    assert(value && "token used before it was created");
-    return value;
-  });
+  return llvm::map_to_vector(tokens,
+                             [&](TokenNode token) { return getValue(token); });
 }
 
 Value AsyncScheduleRewriter::join(Location loc, ArrayRef<TokenNode> tokens) {
   if (tokens.size() == 1)
-    return values.lookup(tokens.front());
+    return getValue(tokens.front());
   return createWaitOp(rewriter, loc, rewriter.getType<gpu::AsyncTokenType>(),
                       getValues(tokens));
 }
@@ -2869,7 +3002,8 @@ void AsyncScheduleRewriter::addResults(Operation *op, unsigned numTokens) {
   replaceRegionOp(op, newOp);
   for (auto [index, result] :
        llvm::enumerate(newOp->getResults().take_back(numTokens)))
-    values[TokenNode(op, TokenKind::Result, index)] = result;
+    setValue(analysis.getNumbered(TokenNode(op, TokenKind::Result, index)),
+             result);
 }
 
 void AsyncScheduleRewriter::carryIntoLoop(Operation *loop,
@@ -2899,7 +3033,7 @@ void AsyncScheduleRewriter::carryIntoLoop(Operation *loop,
     for (auto [index, init] : llvm::enumerate(inits)) {
       BlockArgument argument = block.addArgument(init.getType(), loc);
       terminator->insertOperands(terminator->getNumOperands(), argument);
-      values[TokenNode(loop, kind, index)] = argument;
+      setValue(analysis.getNumbered(TokenNode(loop, kind, index)), argument);
     }
   }
   replaceRegionOp(loop, newLoop);
@@ -2920,7 +3054,8 @@ void AsyncScheduleRewriter::apply(ArrayRef<ScheduleStep> schedule) {
       if (auto wait = dyn_cast<gpu::WaitOp>(step.op)) {
         // A user's wait stays as it is, with more dependencies.
         gpu::addAsyncDependencies(wait, getValues(step.tokens));
-        values[opToken(wait)] = wait.getAsyncToken();
+        if (wait.getAsyncToken())
+          setValue(step.made, wait.getAsyncToken());
         break;
       }
       auto asyncOp = cast<gpu::AsyncOpInterface>(step.op);
@@ -2931,8 +3066,7 @@ void AsyncScheduleRewriter::apply(ArrayRef<ScheduleStep> schedule) {
         break;
       }
       Operation *newOp = makeAsync(rewriter, asyncOp, getValues(step.tokens));
-      values[opToken(step.op)] =
-          cast<gpu::AsyncOpInterface>(newOp).getAsyncToken();
+      setValue(step.made, cast<gpu::AsyncOpInterface>(newOp).getAsyncToken());
       break;
     }
     case ScheduleStep::Kind::HostWait:
@@ -2975,8 +3109,7 @@ void AsyncScheduleRewriter::apply(ArrayRef<ScheduleStep> schedule) {
       break;
     }
     case ScheduleStep::Kind::EnterStream:
-      values[TokenNode(step.op, TokenKind::Carried)] =
-          cast<gpu::OnStreamOp>(step.op).getEntryToken();
+      setValue(step.made, cast<gpu::OnStreamOp>(step.op).getEntryToken());
       break;
     case ScheduleStep::Kind::HandOver:
       cast<gpu::OnStreamYieldOp>(step.op).getAsyncDependenciesMutable().append(
@@ -2990,8 +3123,7 @@ void AsyncScheduleRewriter::apply(ArrayRef<ScheduleStep> schedule) {
     case ScheduleStep::Kind::StreamHostWait:
       break;
     case ScheduleStep::Kind::EnterBlock:
-      values[TokenNode(step.op, TokenKind::Block)] =
-          getBlockToken(step.op->getBlock());
+      setValue(step.made, getBlockToken(step.op->getBlock()));
       break;
     case ScheduleStep::Kind::PassToSuccessors: {
       if (step.tokens.empty() && !functionNoWork) {
@@ -3015,7 +3147,9 @@ void AsyncScheduleRewriter::apply(ArrayRef<ScheduleStep> schedule) {
           isa<scf::ForOp, scf::WhileOp>(loop)) {
         for (auto [index, result] :
              llvm::enumerate(loop->getResults().take_back(step.numTokens)))
-          values[TokenNode(step.op, TokenKind::Result, index)] = result;
+          setValue(analysis.getNumbered(
+                       TokenNode(step.op, TokenKind::Result, index)),
+                   result);
         break;
       }
       addResults(step.op, step.numTokens);
@@ -3348,7 +3482,7 @@ LogicalResult GpuAsyncRegionPass::runOnFunction(
     AsyncDependenceAnalysis analysis(accesses, opaque, maxStreams);
     if (failed(analysis.scheduleFunctionBody(function.getBody())))
       return failure();
-    AsyncScheduleRewriter(&getContext(), analysis.getTokenBlocks())
+    AsyncScheduleRewriter(&getContext(), analysis)
         .apply(analysis.getSchedule());
   }
 
