@@ -5,7 +5,9 @@
 #                                    # pristine + series; every patch is
 #                                    # clang-format clean against its parent,
 #                                    # at most 600 changed lines, with an
-#                                    # upstream subject and no private names
+#                                    # upstream subject and no private names;
+#                                    # every mutant of scripts/mutants.txt
+#                                    # still applies
 #   scripts/check.sh --overlay-only  # only the overlay comparison
 #   scripts/check.sh --each-prefix   # also build and test each prefix of the
 #                                    # series, first to last, and each stack
@@ -122,6 +124,16 @@ for p in "${patches[@]}"; do
 done
 ((review_bad == 0)) || die "some patches are not ready for review (see the review: lines above)"
 note "reviewable: ${n} patch(es), each at most ${MAX_CHANGED_LINES} changed lines, upstream subjects, no private names"
+
+# 3b. Every mutant of scripts/mutants.txt still applies to the series (its
+# snippet occurs exactly once in its file), so that the list cannot go
+# stale unnoticed.
+GPU_SERIES_WORKTREE="$tmp/tree" "${REPO_ROOT}/scripts/mutate.sh" --list \
+  >"$tmp/mutants.log" 2>&1 || {
+  cat "$tmp/mutants.log" >&2
+  die "scripts/mutants.txt does not apply to the series (update the snippet)"
+}
+note "mutants: $(wc -l <"$tmp/mutants.log") listed, each snippet found once in the series"
 
 # 4. The stacked branches (the "#@ stack" markers): each one applies on its
 # base, the independent fixes each alone on the tag.

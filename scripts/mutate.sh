@@ -148,9 +148,9 @@ with open(os.path.join(out, "index"), "w") as index:
         if not os.path.isfile(target):
             die(f"{where}: {e['file']} not found in {work}")
         for t in e["tests"]:
-            path = os.path.join("mlir", t if t.startswith("unittests/") else os.path.join("test", t))
-            if not os.path.isfile(os.path.join(work, path)):
-                die(f"{where}: test {path} not found in {work}")
+            test_path = os.path.join("mlir", t if t.startswith("unittests/") else os.path.join("test", t))
+            if not os.path.isfile(os.path.join(work, test_path)):
+                die(f"{where}: test {test_path} not found in {work}")
         text = open(target).read()
         snippet = "".join(e["from"])
         count = text.count(snippet)

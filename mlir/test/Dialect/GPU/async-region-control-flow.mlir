@@ -155,6 +155,27 @@ module attributes {gpu.container_module} {
     return
   }
 
+  // The host waits for the fill of %x in one branch only: after the scf.if,
+  // the load of %x waits for it too, since the other branch did not.
+  // CHECK-LABEL: func @wait_in_one_branch
+  // CHECK: %[[M:.*]] = gpu.memset async
+  // CHECK-NEXT: scf.if
+  // CHECK-NEXT: gpu.wait [%[[M]]]
+  // CHECK-NEXT: memref.store
+  // CHECK-NEXT: }
+  // CHECK-NEXT: gpu.wait [%[[M]]]
+  // CHECK-NEXT: memref.load
+  func.func @wait_in_one_branch(%cond : i1, %f : f32) -> f32 {
+    %c0 = arith.constant 0 : index
+    %x = memref.alloc() : memref<16xf32>
+    gpu.memset %x, %f : memref<16xf32>, f32
+    scf.if %cond {
+      memref.store %f, %x[%c0] : memref<16xf32>
+    }
+    %v = memref.load %x[%c0] : memref<16xf32>
+    return %v : f32
+  }
+
   // Only one branch writes %a, after the write before the scf.if: the launch
   // after the scf.if depends on both, since the other branch passes the first
   // write on in no token.
