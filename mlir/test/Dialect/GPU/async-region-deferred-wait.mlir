@@ -3,7 +3,8 @@
 
 // The host wait at the end of an async.execute body moves out of the body:
 // the body yields its GPU work, which is in flight after the async.await. It
-// joins the chain of GPU work there, and the host waits for it before the
+// joins the chain of GPU work there (in the dependence mode, the GPU ops that
+// may conflict with it depend on it), and the host waits for it before the
 // first host op that may touch its memory.
 
 module attributes {gpu.container_module} {
@@ -19,7 +20,8 @@ module attributes {gpu.container_module} {
   }
 
   // The host loads %a, which the body's kernel writes, after a kernel on %b:
-  // it waits for the body's work before the load.
+  // it waits for the body's work before the load. In the dependence mode, the
+  // kernel on %b does not wait for the body's work.
   // CHECK-LABEL: func @host_access_after_await
   // CHECK:         %[[E:.*]], %[[V:.*]] = async.execute -> !async.value<!gpu.async.token>
   // CHECK:         async.await %[[E]] : !async.token
@@ -32,9 +34,10 @@ module attributes {gpu.container_module} {
   // DEP:         %[[E:.*]], %[[V:.*]] = async.execute -> !async.value<!gpu.async.token>
   // DEP:         async.await %[[E]] : !async.token
   // DEP-NEXT:    %[[W:.*]] = async.await %[[V]]
-  // DEP-NEXT:    %[[T1:.*]] = gpu.launch_func async [%[[W]]] @kernels::@scale {{.*}} args(%arg1
+  // DEP-NEXT:    %[[T1:.*]] = gpu.launch_func async @kernels::@scale {{.*}} args(%arg1
   // DEP-NEXT:    gpu.wait [%[[W]]]
   // DEP-NEXT:    memref.load %arg0
+  // DEP-NEXT:    gpu.wait [%[[T1]]]
   func.func @host_access_after_await(%a : memref<16xf32> {llvm.noalias},
                                      %b : memref<16xf32> {llvm.noalias})
       -> f32 {
@@ -53,7 +56,8 @@ module attributes {gpu.container_module} {
   }
 
   // A kernel on %a after a kernel on %b: the kernel on %a depends on the
-  // body's work (through the chain).
+  // body's work (through the chain; in the dependence mode, directly, and the
+  // kernel on %b not at all).
   // CHECK-LABEL: func @gpu_access_after_await
   // CHECK:         %[[W:.*]] = async.await %{{.*}} : !async.value<!gpu.async.token>
   // CHECK-NEXT:    %[[T0:.*]] = gpu.wait async [%[[W]]]
@@ -63,7 +67,7 @@ module attributes {gpu.container_module} {
   // CHECK-NEXT:    return
   // DEP-LABEL: func @gpu_access_after_await
   // DEP:         %[[W:.*]] = async.await %{{.*}} : !async.value<!gpu.async.token>
-  // DEP-NEXT:    %[[T1:.*]] = gpu.launch_func async [%[[W]]] @kernels::@scale {{.*}} args(%arg1
+  // DEP-NEXT:    %[[T1:.*]] = gpu.launch_func async @kernels::@scale {{.*}} args(%arg1
   // DEP-NEXT:    %[[T2:.*]] = gpu.launch_func async [%[[W]]] @kernels::@scale {{.*}} args(%arg0
   // DEP-NEXT:    gpu.wait [%[[T1]], %[[T2]]]
   // DEP-NEXT:    return
@@ -85,7 +89,9 @@ module attributes {gpu.container_module} {
 
   // A body that depends on another one takes its work along: the host waits
   // for the second body's work, which includes the first one's, before it
-  // loads %a, which the first one writes.
+  // loads %a, which the first one writes. In the dependence mode, the second
+  // body's kernel on %b does not wait for the first body's work on %a: the
+  // second body yields both, and the host waits for both.
   // CHECK-LABEL: func @dependent_bodies
   // CHECK:         %[[E1:.*]], %[[V1:.*]] = async.execute -> !async.value<!gpu.async.token>
   // CHECK:         %[[E2:.*]], %[[V2:.*]] = async.execute [%[[E1]]] (%[[V1]] as %[[G:.*]]: !async.value<!gpu.async.token>)
@@ -97,9 +103,13 @@ module attributes {gpu.container_module} {
   // CHECK-NEXT:    gpu.wait [%[[W]]]
   // CHECK-NEXT:    memref.load %arg0
   // DEP-LABEL: func @dependent_bodies
+  // DEP:         async.execute [%{{.*}}] (%{{.*}} as %[[G:.*]]: !async.value<!gpu.async.token>)
+  // DEP-NEXT:      %[[T1:.*]] = gpu.launch_func async @kernels::@scale
+  // DEP-NEXT:      async.yield %[[G]], %[[T1]]
   // DEP:         async.await %{{.*}} : !async.token
-  // DEP-NEXT:    %[[W:.*]] = async.await
-  // DEP-NEXT:    gpu.wait [%[[W]]]
+  // DEP-NEXT:    %[[W1:.*]] = async.await
+  // DEP-NEXT:    %[[W2:.*]] = async.await
+  // DEP-NEXT:    gpu.wait [%[[W1]], %[[W2]]]
   // DEP-NEXT:    memref.load %arg0
   func.func @dependent_bodies(%a : memref<16xf32> {llvm.noalias},
                               %b : memref<16xf32> {llvm.noalias}) -> f32 {

@@ -3201,16 +3201,20 @@ static async::ExecuteOp addExecuteResults(async::ExecuteOp executeOp,
 // synchronous `gpu.wait` op to the dependencies of the `async.execute`.
 //
 // The moved wait stands for the GPU work of the body. After each
-// `async.await` of the `async.execute`, that work is in flight: the first GPU
-// op of the block depends on it, and so does each later GPU op that may
-// conflict with it and is not ordered after the first one; the host waits for
+// `async.await` of the `async.execute`, that work is in flight: each GPU op
+// of the block that may conflict with it depends on it unless it is ordered
+// after one that does (in the single chain mode, the first GPU op does, and
+// the chain goes on from it); the host waits for
 // it before the first host op that may conflict with it or has unknown effects
 // (or merges it into the first host wait, or waits at the end of the block). A
 // dependent `async.execute` gets the tokens, and its body is treated the same
 // way.
 struct GpuAsyncRegionPass::DeferWaitCallback {
-  explicit DeferWaitCallback(GpuAccessAnalysis &accesses)
-      : accesses(accesses) {}
+  /// With `chain`, the GPU work after an `async.await` is one chain (the
+  /// single chain mode): its first GPU op depends on the awaited work, and
+  /// the rest of the chain with it.
+  DeferWaitCallback(GpuAccessAnalysis &accesses, bool chain)
+      : accesses(accesses), chain(chain) {}
 
   // If the results of `executeOp` are used only in `async.execute` or
   // `async.await` ops, add the region's last `gpu.wait` op to the worklist if
@@ -3361,12 +3365,13 @@ private:
         inheritAt(&*it, work);
         return;
       }
-      // The first GPU op depends on the work (the GPU work of the block goes
-      // on from it), and so does a later one that may conflict with the work
-      // unless it is ordered after the first one.
+      // A GPU op that may conflict with the work depends on it, unless it is
+      // ordered after one that does; in a single chain, so does the first
+      // GPU op (the GPU work of the block goes on from it).
       if (asyncOp && asyncOp.getAsyncToken()) {
         if (!dependsOnWork(asyncOp) &&
-            (first || gpuOpConflicts(accesses.getGpuAccesses(&*it), work)))
+            ((chain && first) ||
+             gpuOpConflicts(accesses.getGpuAccesses(&*it), work)))
           for (Value token : tokens)
             asyncOp.addAsyncDependency(token);
         first = false;
@@ -3408,6 +3413,7 @@ private:
   }
 
   GpuAccessAnalysis &accesses;
+  bool chain;
   SmallVector<gpu::WaitOp, 8> worklist;
   // The GPU work of other bodies that host waits in the body of an
   // `async.execute` wait for.
@@ -3490,7 +3496,8 @@ LogicalResult GpuAsyncRegionPass::runOnFunction(
   // The rewrite replaced ops: the waits moved out of bodies ask an analysis
   // of their own.
   GpuAccessAnalysis deferAccesses(aliasAnalysis, summaries);
-  function.getRegion().walk(DeferWaitCallback(deferAccesses));
+  function.getRegion().walk(
+      DeferWaitCallback(deferAccesses, /*chain=*/maxStreams == 1));
   // Makes each !gpu.async.token returned from async.execute op have single use.
   function.getRegion().walk(SingleTokenUseCallback());
   return success();
