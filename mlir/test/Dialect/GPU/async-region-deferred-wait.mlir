@@ -220,4 +220,53 @@ module attributes {gpu.container_module} {
     async.await %e : !async.token
     return %x : f32
   }
+
+  // In the dependence mode, GPU work after the await that is not an async op
+  // of the block itself (a copy in an scf.if, a copy on a caller's stream) is
+  // not given the body's work: the host waits for it before the op that
+  // holds that work, which may touch its memory.
+  // DEP-LABEL: func @nested_after_await
+  // DEP:         %[[W:.*]] = async.await %{{.*}} : !async.value<!gpu.async.token>
+  // DEP-NEXT:    gpu.launch_func async @kernels::@scale {{.*}} args(%arg1
+  // DEP-NEXT:    gpu.wait [%[[W]]]
+  // DEP-NEXT:    scf.if
+  func.func @nested_after_await(%a : memref<16xf32> {llvm.noalias},
+                                %b : memref<16xf32> {llvm.noalias},
+                                %cond : i1) {
+    %c1 = arith.constant 1 : index
+    %e = async.execute {
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1)
+          threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      async.yield
+    }
+    async.await %e : !async.token
+    gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1)
+        threads in (%c1, %c1, %c1) args(%b : memref<16xf32>)
+    scf.if %cond {
+      gpu.memcpy %a, %b : memref<16xf32>, memref<16xf32>
+    }
+    return
+  }
+
+  // DEP-LABEL: func @on_stream_after_await
+  // DEP:         %[[W:.*]] = async.await %{{.*}} : !async.value<!gpu.async.token>
+  // DEP-NEXT:    gpu.wait [%[[W]]]
+  // DEP-NEXT:    gpu.on_stream
+  func.func @on_stream_after_await(%a : memref<16xf32> {llvm.noalias},
+                                   %b : memref<16xf32> {llvm.noalias},
+                                   %s : !llvm.ptr) {
+    %c1 = arith.constant 1 : index
+    %e = async.execute {
+      gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1)
+          threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+      async.yield
+    }
+    async.await %e : !async.token
+    gpu.on_stream <%s : !llvm.ptr> {
+    ^bb0(%t0: !gpu.async.token):
+      gpu.memcpy %a, %b : memref<16xf32>, memref<16xf32>
+      gpu.on_stream.yield
+    }
+    return
+  }
 }

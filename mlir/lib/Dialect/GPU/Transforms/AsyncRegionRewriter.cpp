@@ -1884,9 +1884,11 @@ struct BufferState {
 };
 
 /// The GPU work pending at a point of the program, from the host's view. A
-/// region starts with a copy of the state before its op; which work the host
-/// has waited for is kept apart (see AsyncDependenceAnalysis::completed), so
-/// that a copy costs what is pending, not what completed before.
+/// region starts with a copy of the state before its op (a region isolated
+/// from above, with an empty one); which work the host has waited for is kept
+/// apart (see AsyncDependenceAnalysis::completed), and the state forgets it
+/// before it is copied (see copyForRegion), so that a copy costs what is
+/// pending, not what completed before.
 struct PendingWork {
   DenseMap<Value, BufferState> buffers;
   /// Work that accessed everything.
@@ -2014,12 +2016,16 @@ private:
                                        Block *block = nullptr) const;
   void open(PendingWork &pending, TokenNode token);
   /// Drops the tokens that another one depends on directly.
-  void dropImplied(SmallVectorImpl<TokenNode> &tokens) const;
+  void dropImplied(SmallVectorImpl<TokenNode> &tokens);
   /// Returns a copy of `tokens` that lives as long as the analysis, for the
   /// schedule and the dependencies.
   ArrayRef<TokenNode> keep(ArrayRef<TokenNode> tokens) {
     return tokens.copy(tokenLists);
   }
+
+  /// Returns the state a region of an op starts with, a copy of `pending`,
+  /// the op's, once `pending` has forgotten the work the host waited for.
+  PendingWork copyForRegion(PendingWork &pending) const;
 
   /// Returns `token`, which the analysis makes once (the token of an op it
   /// schedules, the entry of a gpu.on_stream body, of a block), with a new
@@ -2082,6 +2088,8 @@ private:
   /// in the length of the function.
   llvm::BitVector completed;
   SmallVector<TokenNode> completedOrder;
+  /// By token number, the marks of dropImplied, cleared after each call.
+  llvm::BitVector implied;
   /// The GPU ops that run on a stream after the work handed to it (see
   /// getStreamToFollow), and that stream: what they access is handed to it,
   /// also after the SCF ops around them (see collectHandedWork).
@@ -2208,24 +2216,39 @@ AsyncDependenceAnalysis::RegionScope::~RegionScope() {
     analysis.completed.reset(analysis.completedOrder.pop_back_val().number);
 }
 
+PendingWork AsyncDependenceAnalysis::copyForRegion(PendingWork &pending) const {
+  auto isDone = [&](TokenNode token) { return isCompleted(token); };
+  pending.buffers.remove_if([&](auto &entry) {
+    llvm::erase_if(entry.second.writes, isDone);
+    llvm::erase_if(entry.second.reads, isDone);
+    return entry.second.writes.empty() && entry.second.reads.empty();
+  });
+  llvm::erase_if(pending.barriers, isDone);
+  return pending;
+}
+
 void AsyncDependenceAnalysis::open(PendingWork &pending, TokenNode token) {
   pending.open.try_emplace(token, numOpened++);
 }
 
-void AsyncDependenceAnalysis::dropImplied(
-    SmallVectorImpl<TokenNode> &tokens) const {
+void AsyncDependenceAnalysis::dropImplied(SmallVectorImpl<TokenNode> &tokens) {
   if (tokens.size() < 2)
     return;
-  // The lists are short: a linear search beats hashing.
-  SmallVector<ArrayRef<TokenNode>, 8> direct;
+  // Mark what the tokens depend on directly, drop the marked ones, and clear
+  // the marks: linear in the tokens and their dependencies (a host wait may
+  // be given many tokens).
+  implied.resize(dependencies.size());
+  SmallVector<TokenNode> marked;
   for (TokenNode token : tokens)
-    if (ArrayRef<TokenNode> deps = getDependencies(token); !deps.empty())
-      direct.push_back(deps);
-  llvm::erase_if(tokens, [&](TokenNode token) {
-    return llvm::any_of(direct, [&](ArrayRef<TokenNode> deps) {
-      return llvm::is_contained(deps, token);
-    });
-  });
+    for (TokenNode dep : getDependencies(token))
+      if (!implied.test(dep.number)) {
+        implied.set(dep.number);
+        marked.push_back(dep);
+      }
+  llvm::erase_if(tokens,
+                 [&](TokenNode token) { return implied.test(token.number); });
+  for (TokenNode dep : marked)
+    implied.reset(dep.number);
 }
 
 void AsyncDependenceAnalysis::hostWait(PendingWork &pending,
@@ -2267,7 +2290,6 @@ void AsyncDependenceAnalysis::hostWaitAll(PendingWork &pending, Operation *op) {
 void AsyncDependenceAnalysis::scheduleGpuOp(gpu::AsyncOpInterface asyncOp,
                                             PendingWork &pending) {
   Operation *op = asyncOp.getOperation();
-  TokenNode token = numberNew(opToken(op));
   OperandRange existing = asyncOp.getAsyncDependencies();
   MemoryAccesses opAccesses = accesses.getGpuAccesses(op);
   Value stream =
@@ -2315,6 +2337,7 @@ void AsyncDependenceAnalysis::scheduleGpuOp(gpu::AsyncOpInterface asyncOp,
   for (Value value : existing)
     if (Operation *definer = value.getDefiningOp())
       pending.open.erase(opToken(definer));
+  TokenNode token = numberNew(opToken(op));
   ArrayRef<TokenNode> kept = keep(deps);
   setDependencies(token, kept);
   ScheduleStep step{ScheduleStep::Kind::MakeAsync, op, nullptr, 0, kept};
@@ -2559,7 +2582,7 @@ LogicalResult AsyncDependenceAnalysis::scheduleLoop(Operation *loop,
   for (auto [regionIndex, kind] : llvm::enumerate(kinds)) {
     Block &block = loop->getRegion(regionIndex).front();
     RegionScope scope(*this);
-    PendingWork inner = pending;
+    PendingWork inner = copyForRegion(pending);
     for (auto [index, regionClass] : llvm::enumerate(classes)) {
       TokenNode token = number(TokenNode(loop, kind.getInt(), index));
       open(inner, token);
@@ -2592,7 +2615,7 @@ LogicalResult AsyncDependenceAnalysis::scheduleBranches(Operation *op,
       continue;
     Block &block = region.front();
     RegionScope scope(*this);
-    PendingWork inner = pending;
+    PendingWork inner = copyForRegion(pending);
     if (failed(scheduleBlock(block, inner)))
       return failure();
     yields.back() = getClassTokens(inner, block, classes);
@@ -2645,7 +2668,7 @@ LogicalResult AsyncDependenceAnalysis::scheduleNested(Operation *op,
   for (Region &region : op->getRegions()) {
     for (Block &block : region) {
       RegionScope scope(*this);
-      PendingWork inner = isolated ? PendingWork() : pending;
+      PendingWork inner = isolated ? PendingWork() : copyForRegion(pending);
       if (failed(scheduleBlock(block, inner)))
         return failure();
       // The work of the block cannot be passed on: the host waits for it.
@@ -2671,7 +2694,7 @@ LogicalResult AsyncDependenceAnalysis::scheduleOnStream(gpu::OnStreamOp op,
   bool handsOver = false;
   for (Block &block : op.getBody()) {
     RegionScope scope(*this);
-    PendingWork inner = pending;
+    PendingWork inner = copyForRegion(pending);
     inner.handedStreams.clear();
     // A block other than the entry block starts after the work the blocks
     // before it may have handed to the stream (at a branch, see below).
