@@ -28,6 +28,12 @@ in an scf.if and, apart, in an scf.for of one iteration, and prints the pass
 time per 1,000 ops at each size: a column that grows with the size is a
 pass that is not linear in the length of the function.
 
+With --reads, it also times two functions of many copies that read one
+buffer, per 1,000 ops at each size: in the first, a host store to that
+buffer waits for all the copies; in the second, the host waits for them,
+and many memsets with an scf.if every tenth op follow (the reads completed
+long before each scf.if).
+
 With --host-calls N, it also lowers the N-op function (after the pass in
 both modes) with -gpu-lower-to-nvvm-pipeline and counts the runtime calls
 in the host code, next to what the token graph implies: joins (an op with
@@ -87,6 +93,28 @@ def module(ops, buffers, seed, wrap=None):
             "    %c0 = arith.constant 0 : index\n"
             "    %c1 = arith.constant 1 : index\n"
             "    %f = arith.constant 1.0 : f32\n" +
+            "\n".join(lines) + "\n    return\n  }\n}\n")
+
+
+def reads_module(ops, regions):
+    """`ops` copies that read %a (each writes %d). Without `regions`, a host
+    store to %a follows. With it, a host load of %d (which waits for all the
+    copies), then `ops` memsets of %e with an scf.if every tenth op."""
+    lines = ["    gpu.memcpy %d, %a : memref<16xf32>, memref<16xf32>"] * ops
+    if not regions:
+        lines.append("    memref.store %f, %a[%c0] : memref<16xf32>")
+    else:
+        lines.append("    %v = memref.load %d[%c0] : memref<16xf32>")
+        for i in range(ops):
+            lines.append("    gpu.memset %e, %f : memref<16xf32>, f32")
+            if i % 10 == 9:
+                lines.append("    scf.if %c {\n      memref.store %f, "
+                             "%h[%c0] : memref<16xf32>\n    }")
+    args = ", ".join(f"%{name} : memref<16xf32> {{llvm.noalias}}"
+                     for name in "adeh")
+    return ("module attributes {gpu.container_module} {\n"
+            f"  func.func @f({args}, %c : i1, %f : f32) {{\n"
+            "    %c0 = arith.constant 0 : index\n" +
             "\n".join(lines) + "\n    return\n  }\n}\n")
 
 
@@ -192,6 +220,9 @@ def main():
     parser.add_argument("--regions", action="store_true",
                         help="also time functions with scf.if and scf.for "
                         "ops, per 1,000 ops")
+    parser.add_argument("--reads", action="store_true",
+                        help="also time functions of many reads of one "
+                        "buffer, per 1,000 ops")
     parser.add_argument("--host-calls", type=int, default=0, metavar="N",
                         help="count host runtime calls for N ops (0: skip)")
     parser.add_argument("--tool", default=OURS,
@@ -245,6 +276,20 @@ def main():
                         f.write(module(n, args.buffers, args.seed, wrap))
                     print(f"{n:<9} scf.{wrap:<4} " +
                           " ".join(f"{t * 1000 / n:7.4f}s"
+                                   for t in best_times(path)))
+        if args.reads:
+            print("\nmany copies reading one buffer: pass time per 1,000 "
+                  "ops (constant if linear)")
+            print(f"ops       function         {header}")
+            for regions in (False, True):
+                name = "waited, scf.if" if regions else "host store"
+                for n in (int(s) for s in args.sizes.split(",")):
+                    path = os.path.join(tmp, f"reads{int(regions)}-{n}.mlir")
+                    with open(path, "w") as f:
+                        f.write(reads_module(n, regions))
+                    total = 2 * n if regions else n
+                    print(f"{n:<9} {name:<16} " +
+                          " ".join(f"{t * 1000 / total:7.4f}s"
                                    for t in best_times(path)))
         if args.loop:
             path = os.path.join(tmp, "loop.mlir")
