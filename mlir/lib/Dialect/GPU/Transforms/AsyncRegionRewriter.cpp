@@ -2192,6 +2192,7 @@ TokenNode AsyncDependenceAnalysis::numberNew(TokenNode token) {
   token.number = dependencies.size();
   dependencies.emplace_back();
   completed.push_back(false);
+  implied.push_back(false);
   return token;
 }
 
@@ -2237,7 +2238,6 @@ void AsyncDependenceAnalysis::dropImplied(SmallVectorImpl<TokenNode> &tokens) {
   // Mark what the tokens depend on directly, drop the marked ones, and clear
   // the marks: linear in the tokens and their dependencies (a host wait may
   // be given many tokens).
-  implied.resize(dependencies.size());
   SmallVector<TokenNode> marked;
   for (TokenNode token : tokens)
     for (TokenNode dep : getDependencies(token))
@@ -2903,12 +2903,12 @@ class AsyncScheduleRewriter {
 public:
   AsyncScheduleRewriter(MLIRContext *context,
                         const AsyncDependenceAnalysis &analysis)
-      : rewriter(context), analysis(analysis),
-        tokenBlocks(analysis.getTokenBlocks()) {
+      : rewriter(context), analysis(analysis) {
     values.resize(analysis.getNumTokens());
   }
 
-  void apply(ArrayRef<ScheduleStep> schedule);
+  /// Applies the analysis's schedule.
+  void apply();
 
 private:
   /// The values of `tokens`, joined by a `gpu.wait async` before the current
@@ -2956,10 +2956,9 @@ private:
   DenseMap<Operation *, SmallVector<Value>> loopInits;
   /// The token of no work that the iter_args of a loop start with, if any.
   DenseMap<Operation *, Value> loopNoWork;
-  /// The blocks of the function body that get a token argument (see
-  /// findTokenBlocks), and their arguments, added where a branch or the
-  /// block's first step needs one.
-  const DenseSet<Block *> &tokenBlocks;
+  /// The token arguments of the blocks of the function body that get one
+  /// (see findTokenBlocks), added where a branch or the block's first step
+  /// needs one.
   DenseMap<Block *, Value> blockTokens;
   Value getBlockToken(Block *block);
   /// A token of no work at the start of the function body, which branches
@@ -3062,7 +3061,8 @@ void AsyncScheduleRewriter::carryIntoLoop(Operation *loop,
   replaceRegionOp(loop, newLoop);
 }
 
-void AsyncScheduleRewriter::apply(ArrayRef<ScheduleStep> schedule) {
+void AsyncScheduleRewriter::apply() {
+  ArrayRef<ScheduleStep> schedule = analysis.getSchedule();
   // The host waits for streams come first: the other steps replace loops and
   // branches, and with them the streams that are their results.
   for (const ScheduleStep &step : schedule) {
@@ -3158,7 +3158,7 @@ void AsyncScheduleRewriter::apply(ArrayRef<ScheduleStep> schedule) {
                                         : join(step.op->getLoc(), step.tokens);
       auto branch = cast<BranchOpInterface>(step.op);
       for (auto [index, successor] : llvm::enumerate(step.op->getSuccessors()))
-        if (tokenBlocks.contains(successor)) {
+        if (analysis.getTokenBlocks().contains(successor)) {
           (void)getBlockToken(successor);
           branch.getSuccessorOperands(index).append(token);
         }
@@ -3227,11 +3227,10 @@ static async::ExecuteOp addExecuteResults(async::ExecuteOp executeOp,
 // `async.await` of the `async.execute`, that work is in flight: each GPU op
 // of the block that may conflict with it depends on it unless it is ordered
 // after one that does (in the single chain mode, the first GPU op does, and
-// the chain goes on from it); the host waits for
-// it before the first host op that may conflict with it or has unknown effects
-// (or merges it into the first host wait, or waits at the end of the block). A
-// dependent `async.execute` gets the tokens, and its body is treated the same
-// way.
+// the chain goes on from it); the host waits for it before the first host op
+// that may conflict with it or has unknown effects (or merges it into the
+// first host wait, or waits at the end of the block). A dependent
+// `async.execute` gets the tokens, and its body is treated the same way.
 struct GpuAsyncRegionPass::DeferWaitCallback {
   /// With `chain`, the GPU work after an `async.await` is one chain (the
   /// single chain mode): its first GPU op depends on the awaited work, and
@@ -3511,8 +3510,7 @@ LogicalResult GpuAsyncRegionPass::runOnFunction(
     AsyncDependenceAnalysis analysis(accesses, opaque, maxStreams);
     if (failed(analysis.scheduleFunctionBody(function.getBody())))
       return failure();
-    AsyncScheduleRewriter(&getContext(), analysis)
-        .apply(analysis.getSchedule());
+    AsyncScheduleRewriter(&getContext(), analysis).apply();
   }
 
   // Collect gpu.wait ops that we can move out of async.execute regions.
