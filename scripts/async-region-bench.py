@@ -4,7 +4,10 @@
 load now and then), timed with upstream's pass (Debian's mlir-opt) and with
 the series' pass in its default mode and with max-streams=0, in one run.
 Prints the pass's own time (`-mlir-timing`, the best of --repeat runs, so
-that parsing and printing are not counted) and the ratios to upstream.
+that parsing and printing are not counted) and the ratios to upstream: of
+the best times, and the median over the rounds of each round's ratio (a
+round runs every configuration once, one after the other, which a load
+changing between rounds affects less).
 
   scripts/async-region-bench.py [--sizes 1000,10000,100000] [--buffers 64]
                                 [--repeat 5] [--regions] [--tool PATH]
@@ -46,6 +49,7 @@ import os
 import re
 import random
 import subprocess
+import statistics
 import sys
 import tempfile
 
@@ -246,25 +250,33 @@ def main():
         configs.append((args.baseline, ["-gpu-async-region=max-streams=0"]))
         header += "  baseline(max-streams=0)"
 
-    def best_times(path):
-        """The best pass time of each config, the runs alternating."""
-        best = [float("inf")] * len(configs)
-        for _ in range(args.repeat):
-            for i, (tool, pass_args) in enumerate(configs):
-                best[i] = min(best[i], pass_time(tool, pass_args, path))
-        return best
+    def round_times(path):
+        """The pass time of each config in each round, the runs alternating
+        within a round."""
+        return [[pass_time(tool, pass_args, path) for tool, pass_args in configs]
+                for _ in range(args.repeat)]
 
-    print(f"ops       {header}  ratios to upstream (pass time, best of "
-          f"{args.repeat})")
+    def best_times(path):
+        """The best pass time of each config."""
+        return [min(column) for column in zip(*round_times(path))]
+
+    print(f"ops       {header}  ratios to upstream (pass time): best of "
+          f"{args.repeat} | median of the rounds' ratios")
     with tempfile.TemporaryDirectory() as tmp:
         for n in (int(s) for s in args.sizes.split(",")):
             path = os.path.join(tmp, f"m{n}.mlir")
             with open(path, "w") as f:
                 f.write(module(n, args.buffers, args.seed))
-            best = best_times(path)
+            rounds = round_times(path)
+            best = [min(column) for column in zip(*rounds)]
             up = max(best[0], 1e-4)
+            # A round's configs run one after the other: their ratio is less
+            # exposed to the machine's load changing between rounds.
+            medians = [statistics.median(r[i] / max(r[0], 1e-4) for r in rounds)
+                       for i in range(1, len(configs))]
             print(f"{n:<9} " + " ".join(f"{t:7.4f}s" for t in best) +
-                  "    " + "  ".join(f"{t / up:5.2f}x" for t in best[1:]))
+                  "    " + "  ".join(f"{t / up:5.2f}x" for t in best[1:]) +
+                  "  | " + "  ".join(f"{m:5.2f}x" for m in medians))
         if args.regions:
             print("\nwith every tenth launch in a region op: pass time per "
                   "1,000 ops (constant if linear)")

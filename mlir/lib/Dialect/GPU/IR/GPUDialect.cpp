@@ -702,8 +702,22 @@ void gpu::addAsyncDependencies(Operation *op, ValueRange tokens) {
 }
 
 void gpu::growAsyncDependencySegment(Operation *op, unsigned count) {
-  if (!op->template hasTrait<OpTrait::AttrSizedOperandSegments>())
+  // The asynchronous ops of this dialect with several variadic operands keep
+  // the segment sizes in their properties: update them there, without
+  // building the attribute and reading it back. The async dependencies are
+  // their first segment.
+  bool updated =
+      TypeSwitch<Operation *, bool>(op)
+          .Case<AllocOp, CreateDnTensorOp, LaunchFuncOp, LaunchOp, SpMMOp>(
+              [&](auto asyncOp) {
+                asyncOp.getProperties().operandSegmentSizes.front() += count;
+                return true;
+              })
+          .Default(false);
+  if (updated || !op->template hasTrait<OpTrait::AttrSizedOperandSegments>())
     return;
+
+  // Other ops go through the attribute.
   auto attrName =
       OpTrait::AttrSizedOperandSegments<void>::getOperandSegmentSizeAttr();
   auto sizeAttr = op->template getAttrOfType<DenseI32ArrayAttr>(attrName);

@@ -36,6 +36,7 @@
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/ADT/PointerIntPair.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/Allocator.h"
 #include "llvm/Support/DebugLog.h"
@@ -224,15 +225,15 @@ static bool isHandedTo(ArrayRef<HandedWork> handed, Value stream) {
 }
 
 /// Adds `deps` to the front of the async dependencies of `asyncOp`. Returns
-/// `asyncOp` if it returns a token already; otherwise replaces it with a clone
-/// that returns a token in addition to the other results, and returns the
-/// clone.
-static Operation *makeAsync(OpBuilder &builder, gpu::AsyncOpInterface asyncOp,
-                            ValueRange deps) {
+/// the token of `asyncOp` if it returns one already; otherwise replaces it
+/// with a clone that returns a token in addition to the other results, and
+/// returns the clone's token.
+static Value makeAsync(OpBuilder &builder, gpu::AsyncOpInterface asyncOp,
+                       ValueRange deps) {
   Operation *op = asyncOp.getOperation();
-  if (asyncOp.getAsyncToken()) {
+  if (Value token = asyncOp.getAsyncToken()) {
     gpu::addAsyncDependencies(op, deps);
-    return op;
+    return token;
   }
   auto tokenType = builder.getType<gpu::AsyncTokenType>();
 
@@ -243,7 +244,9 @@ static Operation *makeAsync(OpBuilder &builder, gpu::AsyncOpInterface asyncOp,
   resultTypes.reserve(1 + op->getNumResults());
   llvm::append_range(resultTypes, op->getResultTypes());
   resultTypes.push_back(tokenType);
-  SmallVector<Value> operands(deps);
+  SmallVector<Value> operands;
+  operands.reserve(deps.size() + op->getNumOperands());
+  llvm::append_range(operands, deps);
   llvm::append_range(operands, op->getOperands());
   Operation *newOp = Operation::create(
       op->getLoc(), op->getName(), resultTypes, operands,
@@ -263,7 +266,7 @@ static Operation *makeAsync(OpBuilder &builder, gpu::AsyncOpInterface asyncOp,
   builder.insert(newOp);
   op->replaceAllUsesWith(newOp->getResults().drop_back());
   op->erase();
-  return newOp;
+  return newOp->getResults().back();
 }
 
 /// Returns whether `op` is in the body of an scf.for or scf.while inside the
@@ -339,9 +342,9 @@ static Operation *moveOntoStream(OpBuilder &builder,
   op->moveBefore(yield);
   SmallVector<Value> allDeps = {onStreamOp.getEntryToken()};
   llvm::append_range(allDeps, deps);
-  auto newOp =
-      cast<gpu::AsyncOpInterface>(makeAsync(builder, asyncOp, allDeps));
-  yield.getAsyncDependenciesMutable().append(newOp.getAsyncToken());
+  Value token = makeAsync(builder, asyncOp, allDeps);
+  Operation *newOp = token.getDefiningOp();
+  yield.getAsyncDependenciesMutable().append(token);
   for (auto [result, regionResult] : llvm::zip_equal(
            newOp->getResults().drop_back(), onStreamOp.getResults())) {
     result.replaceAllUsesWith(regionResult);
@@ -501,6 +504,36 @@ static SmallVector<Value> getIncomingValues(Value value) {
 }
 
 namespace {
+/// The kinds of ops in a function that steps of the pass look for, found in
+/// one walk: each step whose ops the function does not hold is skipped, with
+/// its walk.
+struct FunctionShape {
+  FunctionShape() = default;
+  explicit FunctionShape(func::FuncOp function) {
+    function.walk([&](Operation *op) { add(op); });
+  }
+
+  /// Notes the kind of `op`.
+  void add(Operation *op) {
+    onStreamOps |= isa<gpu::OnStreamOp>(op);
+    executeOps |= isa<async::ExecuteOp>(op);
+    launchStreams |= !!getLaunchStream(op);
+    stackMemory |=
+        llvm::any_of(op->getResults(), GpuAccessAnalysis::isStackAllocation);
+  }
+
+  /// gpu.on_stream ops.
+  bool onStreamOps = false;
+  /// async.execute ops.
+  bool executeOps = false;
+  /// Launches on a stream (see getLaunchStream).
+  bool launchStreams = false;
+  /// Ops that allocate stack memory (see GpuAccessAnalysis::isStackAllocation).
+  bool stackMemory = false;
+};
+} // namespace
+
+namespace {
 /// The arguments that the functions of a symbol table use as streams: as the
 /// stream of a gpu.on_stream or of a launch, or passed on as such an argument
 /// of a function of the table, directly or through selects, branches and the
@@ -509,15 +542,18 @@ namespace {
 /// that are direct children of the symbol table are looked into, and calls
 /// are resolved by their callee's flat symbol name. Computed before any
 /// function is rewritten, and looked up by that name alone: the pass on one
-/// function reads no other function's body.
+/// function reads no other function's body. Its walk of each function also
+/// finds the function's shape.
 class StreamArguments {
 public:
   explicit StreamArguments(Operation *symbolTable) {
-    // The values that each function uses as streams itself, and its calls.
+    // The values that each function uses as streams itself, its calls, and
+    // its uses of values the host could wait for as streams.
     struct FunctionUses {
       func::FuncOp function;
       SmallVector<Value> streams;
       SmallVector<CallOpInterface> calls;
+      SmallVector<OpOperand *> streamUses;
     };
     SmallVector<FunctionUses> functions;
     DenseMap<StringAttr, unsigned> indexOf;
@@ -528,6 +564,7 @@ public:
         indexOf[function.getSymNameAttr()] = functions.size();
         FunctionUses &uses = functions.emplace_back();
         uses.function = function;
+        FunctionShape &shape = shapes[function.getSymNameAttr()];
         streamArgumentsOf[function.getSymNameAttr()].resize(
             function.getNumArguments());
         endedArgumentsOf[function.getSymNameAttr()].resize(
@@ -539,6 +576,8 @@ public:
             uses.streams.push_back(stream);
           else if (auto call = dyn_cast<CallOpInterface>(op))
             uses.calls.push_back(call);
+          appendStreamUses(op, uses.streamUses);
+          shape.add(op);
         });
       }
     }
@@ -571,7 +610,7 @@ public:
         }
       };
       add(streamArgumentsOf[name], streams);
-      add(endedArgumentsOf[name], getEndedValues(uses.function));
+      add(endedArgumentsOf[name], getEndedValues(uses.streamUses));
       if (!grew)
         continue;
       for (unsigned caller : callers[index]) {
@@ -612,7 +651,9 @@ public:
   /// Returns the values that may flow into a use in `function` that may end
   /// a stream (see mayEndStream).
   DenseSet<Value> getEndedSources(Operation *function) const {
-    return getSources(getEndedValues(function));
+    SmallVector<OpOperand *> streamUses;
+    function->walk([&](Operation *op) { appendStreamUses(op, streamUses); });
+    return getSources(getEndedValues(streamUses));
   }
 
   /// Returns the operands of `call` that its callee uses as streams: none
@@ -629,16 +670,30 @@ public:
     return streams;
   }
 
+  /// Returns the shape of `function`, a function of the table with a body.
+  const FunctionShape &getShape(func::FuncOp function) const {
+    auto it = shapes.find(function.getSymNameAttr());
+    assert(it != shapes.end() && "not a function of the table with a body");
+    return it->second;
+  }
+
 private:
-  /// Returns the values of `function` that the host could wait for as
-  /// streams and that a use may end (see mayEndStream).
-  SmallVector<Value> getEndedValues(Operation *function) const {
+  /// Appends the uses by `op` of values the host could wait for as streams
+  /// to `streamUses`.
+  static void appendStreamUses(Operation *op,
+                               SmallVectorImpl<OpOperand *> &streamUses) {
+    for (OpOperand &use : op->getOpOperands())
+      if (canWaitForStream(use.get()))
+        streamUses.push_back(&use);
+  }
+
+  /// Returns the values of `streamUses` that a use may end (see
+  /// mayEndStream).
+  SmallVector<Value> getEndedValues(ArrayRef<OpOperand *> streamUses) const {
     SmallVector<Value> ended;
-    function->walk([&](Operation *op) {
-      for (OpOperand &use : op->getOpOperands())
-        if (canWaitForStream(use.get()) && mayEndStream(use))
-          ended.push_back(use.get());
-    });
+    for (OpOperand *use : streamUses)
+      if (mayEndStream(*use))
+        ended.push_back(use->get());
     return ended;
   }
 
@@ -669,9 +724,10 @@ private:
   }
 
   /// The arguments of each function with a body that it uses as streams, and
-  /// those that it may end, by its name.
+  /// those that it may end, and its shape, by its name.
   DenseMap<StringAttr, BitVector> streamArgumentsOf;
   DenseMap<StringAttr, BitVector> endedArgumentsOf;
+  DenseMap<StringAttr, FunctionShape> shapes;
 };
 } // namespace
 
@@ -692,18 +748,20 @@ namespace {
 /// effects hands nothing to it.
 class OpaqueStreamUsers {
 public:
+  /// Without `mayUseStreams` (the function has no gpu.on_stream and no
+  /// launch on a stream), the function is not searched for streams.
   OpaqueStreamUsers(Operation *function, GpuAccessAnalysis &accesses,
-                    const StreamArguments *streamArguments)
-      : accesses(accesses), dominance(function),
+                    const StreamArguments *streamArguments, bool mayUseStreams)
+      : function(function), accesses(accesses), dominance(function),
         streamArguments(streamArguments) {
+    if (!mayUseStreams)
+      return;
     function->walk([&](Operation *op) {
       auto onStreamOp = dyn_cast<gpu::OnStreamOp>(op);
       Value stream = onStreamOp ? onStreamOp.getStream() : getLaunchStream(op);
       if (stream && canWaitForStream(stream))
         streams.insert(stream);
     });
-    if (streamArguments)
-      ended = streamArguments->getEndedSources(function);
   }
 
   /// Records in `handed` the work that `op` may hand to streams (see
@@ -749,18 +807,29 @@ private:
       return reached;
     for (Value stream :
          streamArguments->getStreamOperands(cast<CallOpInterface>(op)))
-      if (canWaitForStream(stream) && !ended.contains(stream) &&
+      if (canWaitForStream(stream) && !getEnded().contains(stream) &&
           !llvm::is_contained(reached, stream))
         reached.push_back(stream);
     return reached;
   }
 
+  /// Returns the values that may flow into a use that may end a stream,
+  /// found on the first call (a walk of the function that most functions,
+  /// those with no call that passes a stream, do not need).
+  const DenseSet<Value> &getEnded() {
+    if (!ended)
+      ended = streamArguments->getEndedSources(function);
+    return *ended;
+  }
+
+  Operation *function;
   GpuAccessAnalysis &accesses;
   DominanceInfo dominance;
   llvm::SetVector<Value> streams;
   const StreamArguments *streamArguments;
-  /// The values that may flow into a use that may end a stream.
-  DenseSet<Value> ended;
+  /// The values that may flow into a use that may end a stream, once found
+  /// (see getEnded).
+  std::optional<DenseSet<Value>> ended;
 };
 } // namespace
 
@@ -1306,17 +1375,23 @@ static void wrapStreamLaunches(Block &block, GpuAccessAnalysis &accesses) {
 /// and async.execute bodies (see wrapStreamLaunches).
 static void wrapStreamLaunches(Operation *root, AliasAnalysis &aliasAnalysis) {
   GpuAccessAnalysis accesses(aliasAnalysis);
+  // The blocks in the order of the walk, and those that hold a launch to
+  // wrap: the others are left as they are, without another pass over them.
   SmallVector<Block *> blocks;
+  llvm::SmallPtrSet<Block *, 4> withLaunches;
   root->walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (isa<gpu::OnStreamOp, async::ExecuteOp>(op))
       return WalkResult::skip();
+    if (getWrappableLaunchStream(op))
+      withLaunches.insert(op->getBlock());
     for (Region &region : op->getRegions())
       for (Block &block : region)
         blocks.push_back(&block);
     return WalkResult::advance();
   });
   for (Block *block : blocks)
-    wrapStreamLaunches(*block, accesses);
+    if (withLaunches.contains(block))
+      wrapStreamLaunches(*block, accesses);
 }
 
 //===----------------------------------------------------------------------===//
@@ -1722,9 +1797,7 @@ private:
         !llvm::is_contained(asyncOp.getAsyncDependencies(), currentToken))
       deps.push_back(currentToken);
 
-    currentToken =
-        cast<gpu::AsyncOpInterface>(makeAsync(builder, asyncOp, deps))
-            .getAsyncToken();
+    currentToken = makeAsync(builder, asyncOp, deps);
   }
 
   OpBuilder builder;
@@ -1927,9 +2000,13 @@ struct PendingWork {
 /// it: its tokens dominate the region.
 class AsyncDependenceAnalysis {
 public:
+  /// Without `stackMemory` (no op of the function allocates stack memory),
+  /// the ends of scopes are not searched for what they free.
   AsyncDependenceAnalysis(GpuAccessAnalysis &accesses,
-                          OpaqueStreamUsers &opaque, unsigned maxStreams)
-      : accesses(accesses), opaque(opaque), maxStreams(maxStreams) {}
+                          OpaqueStreamUsers &opaque, unsigned maxStreams,
+                          bool stackMemory)
+      : accesses(accesses), opaque(opaque), maxStreams(maxStreams),
+        stackMemory(stackMemory) {}
 
   /// Schedules the blocks of `region`, a function body. Fails (with a
   /// diagnostic) on a gpu.launch.
@@ -2072,6 +2149,7 @@ private:
   GpuAccessAnalysis &accesses;
   OpaqueStreamUsers &opaque;
   unsigned maxStreams;
+  bool stackMemory;
   SmallVector<ScheduleStep> schedule;
   DenseSet<Block *> tokenBlocks;
   /// The numbers of the tokens of region ops (see number).
@@ -2088,8 +2166,10 @@ private:
   /// in the length of the function.
   llvm::BitVector completed;
   SmallVector<TokenNode> completedOrder;
-  /// By token number, the marks of dropImplied, cleared after each call.
+  /// By token number, the marks of dropImplied and of getConflicts, each
+  /// cleared before the call returns.
   llvm::BitVector implied;
+  llvm::BitVector conflicting;
   /// The GPU ops that run on a stream after the work handed to it (see
   /// getStreamToFollow), and that stream: what they access is handed to it,
   /// also after the SCF ops around them (see collectHandedWork).
@@ -2126,25 +2206,35 @@ AsyncDependenceAnalysis::getConflicts(const PendingWork &pending,
                                       Operation *op) {
   if (opAccesses.everything)
     return getOpenTokens(pending);
-  llvm::SmallSetVector<TokenNode, 8> tokens;
+  // The tokens that have not completed, each once, in the order found.
+  SmallVector<TokenNode> tokens;
+  auto add = [&](ArrayRef<TokenNode> found) {
+    for (TokenNode token : found) {
+      if (isCompleted(token) || conflicting.test(token.number))
+        continue;
+      conflicting.set(token.number);
+      tokens.push_back(token);
+    }
+  };
   for (auto [value, writes] : opAccesses.values) {
     if (op && value.getDefiningOp() == op)
       continue;
     // Work that accessed everything conflicts with any access (and only with
     // an access).
-    tokens.insert(pending.barriers.begin(), pending.barriers.end());
+    add(pending.barriers);
     for (Value buffer :
          accesses.getAliasingBuffers(GpuAccessAnalysis::getBuffer(value))) {
       auto it = pending.buffers.find(buffer);
       if (it == pending.buffers.end())
         continue;
-      tokens.insert(it->second.writes.begin(), it->second.writes.end());
+      add(it->second.writes);
       if (writes)
-        tokens.insert(it->second.reads.begin(), it->second.reads.end());
+        add(it->second.reads);
     }
   }
-  return llvm::to_vector(llvm::make_filter_range(
-      tokens, [&](TokenNode token) { return !isCompleted(token); }));
+  for (TokenNode token : tokens)
+    conflicting.reset(token.number);
+  return tokens;
 }
 
 void AsyncDependenceAnalysis::record(PendingWork &pending, TokenNode token,
@@ -2193,6 +2283,7 @@ TokenNode AsyncDependenceAnalysis::numberNew(TokenNode token) {
   dependencies.emplace_back();
   completed.push_back(false);
   implied.push_back(false);
+  conflicting.push_back(false);
   return token;
 }
 
@@ -2238,17 +2329,17 @@ void AsyncDependenceAnalysis::dropImplied(SmallVectorImpl<TokenNode> &tokens) {
   // Mark what the tokens depend on directly, drop the marked ones, and clear
   // the marks: linear in the tokens and their dependencies (a host wait may
   // be given many tokens).
-  SmallVector<TokenNode> marked;
+  SmallVector<unsigned, 32> marked;
   for (TokenNode token : tokens)
     for (TokenNode dep : getDependencies(token))
       if (!implied.test(dep.number)) {
         implied.set(dep.number);
-        marked.push_back(dep);
+        marked.push_back(dep.number);
       }
   llvm::erase_if(tokens,
                  [&](TokenNode token) { return implied.test(token.number); });
-  for (TokenNode dep : marked)
-    implied.reset(dep.number);
+  for (unsigned number : marked)
+    implied.reset(number);
 }
 
 void AsyncDependenceAnalysis::hostWait(PendingWork &pending,
@@ -2794,9 +2885,11 @@ LogicalResult AsyncDependenceAnalysis::scheduleBlock(Block &block,
     if (&op == &block.back() && isTerminator(&op)) {
       // The end of an automatic allocation scope (an scf.for iteration) frees
       // its stack memory: the GPU work that uses it must be complete.
-      MemoryAccesses freed = accesses.getScopeEndAccesses(&op);
-      if (!freed.empty())
-        scheduleHostOp(&op, freed, pending);
+      if (stackMemory) {
+        MemoryAccesses freed = accesses.getScopeEndAccesses(&op);
+        if (!freed.empty())
+          scheduleHostOp(&op, freed, pending);
+      }
       // Work handed to a stream is left to the stream's owner where the
       // function returns, to the stream itself at the end of a block of a
       // gpu.on_stream body on that stream (at a branch, the next block's work
@@ -3088,8 +3181,7 @@ void AsyncScheduleRewriter::apply() {
                        getValues(step.tokens));
         break;
       }
-      Operation *newOp = makeAsync(rewriter, asyncOp, getValues(step.tokens));
-      setValue(step.made, cast<gpu::AsyncOpInterface>(newOp).getAsyncToken());
+      setValue(step.made, makeAsync(rewriter, asyncOp, getValues(step.tokens)));
       break;
     }
     case ScheduleStep::Kind::HostWait:
@@ -3493,26 +3585,36 @@ LogicalResult GpuAsyncRegionPass::runOnFunction(
     func::FuncOp function, const StreamArguments *streamArguments,
     const gpu::FunctionAccessSummaries *summaries) {
   AliasAnalysis aliasAnalysis(function);
+  FunctionShape shape = streamArguments ? streamArguments->getShape(function)
+                                        : FunctionShape(function);
   // Let the dependence mode order launches on a stream by their accesses.
-  if (maxStreams != 1)
+  if (maxStreams != 1 && shape.launchStreams) {
     wrapStreamLaunches(function, aliasAnalysis);
+    shape.onStreamOps = true;
+  }
   // Let the streams of gpu.on_stream ops order what the host would wait for
   // otherwise: split their bodies before the analyses see them.
-  splitOnStreamBodies(function, aliasAnalysis, /*atScfOps=*/maxStreams == 1);
+  if (shape.onStreamOps)
+    splitOnStreamBodies(function, aliasAnalysis, /*atScfOps=*/maxStreams == 1);
   GpuAccessAnalysis accesses(aliasAnalysis, summaries);
-  OpaqueStreamUsers opaque(function, accesses, streamArguments);
+  OpaqueStreamUsers opaque(function, accesses, streamArguments,
+                           shape.onStreamOps || shape.launchStreams);
   if (maxStreams == 1) {
     if (function->walk(ThreadTokenCallback(getContext(), accesses, opaque))
             .wasInterrupted())
       return failure();
   } else {
     // Analyse first, then rewrite: the analysis sees the IR unchanged.
-    AsyncDependenceAnalysis analysis(accesses, opaque, maxStreams);
+    AsyncDependenceAnalysis analysis(accesses, opaque, maxStreams,
+                                     shape.stackMemory);
     if (failed(analysis.scheduleFunctionBody(function.getBody())))
       return failure();
     AsyncScheduleRewriter(&getContext(), analysis).apply();
   }
 
+  // The rest is about async.execute ops.
+  if (!shape.executeOps)
+    return success();
   // Collect gpu.wait ops that we can move out of async.execute regions.
   // The rewrite replaced ops: the waits moved out of bodies ask an analysis
   // of their own.

@@ -96,6 +96,9 @@ MemoryAccesses GpuAccessAnalysis::getScopeEndAccesses(Operation *op) {
     return result;
   // Allocations of nested scopes end with those.
   scope->walk<WalkOrder::PreOrder>([&](Operation *nested) {
+    // An op without results or regions (a launch, a copy) allocates nothing.
+    if (nested->getNumResults() == 0 && nested->getNumRegions() == 0)
+      return WalkResult::advance();
     if (nested != scope &&
         nested->hasTrait<OpTrait::AutomaticAllocationScope>())
       return WalkResult::skip();
@@ -241,10 +244,11 @@ MemoryAccesses GpuAccessAnalysis::getLaunchAccesses(LaunchFuncOp launch) {
   if (kernel && !kernel.isExternal()) {
     const MemoryAccesses &effects = getKernelAccesses(kernel);
     result.everything = effects.everything;
+    OperandRange operands = launch.getKernelOperands();
     for (auto [arg, writes] : effects.values) {
       unsigned index = cast<BlockArgument>(arg).getArgNumber();
-      if (index < launch.getNumKernelOperands())
-        result.values.push_back({launch.getKernelOperand(index), writes});
+      if (index < operands.size())
+        result.values.push_back({operands[index], writes});
     }
     return result;
   }
