@@ -702,10 +702,11 @@ void gpu::addAsyncDependencies(Operation *op, ValueRange tokens) {
 }
 
 void gpu::growAsyncDependencySegment(Operation *op, unsigned count) {
-  // The asynchronous ops of this dialect with several variadic operands keep
-  // the segment sizes in their properties: update them there, without
-  // building the attribute and reading it back. The async dependencies are
-  // their first segment.
+  // The asynchronous ops of GPUOps.td with several variadic operands keep the
+  // segment sizes in their properties: update them there, without building
+  // the attribute and reading it back. The async dependencies are their first
+  // segment. An op missing from this list takes the path through the
+  // attribute, which gives the same result.
   bool updated =
       TypeSwitch<Operation *, bool>(op)
           .Case<AllocOp, CreateDnTensorOp, LaunchFuncOp, LaunchOp, SpMMOp>(

@@ -517,7 +517,7 @@ struct FunctionShape {
   void add(Operation *op) {
     onStreamOps |= isa<gpu::OnStreamOp>(op);
     executeOps |= isa<async::ExecuteOp>(op);
-    launchStreams |= !!getLaunchStream(op);
+    launchStreams |= getLaunchStream(op) != nullptr;
     stackMemory |=
         llvm::any_of(op->getResults(), GpuAccessAnalysis::isStackAllocation);
   }
@@ -531,9 +531,7 @@ struct FunctionShape {
   /// Ops that allocate stack memory (see GpuAccessAnalysis::isStackAllocation).
   bool stackMemory = false;
 };
-} // namespace
 
-namespace {
 /// The arguments that the functions of a symbol table use as streams: as the
 /// stream of a gpu.on_stream or of a launch, or passed on as such an argument
 /// of a function of the table, directly or through selects, branches and the
@@ -815,7 +813,11 @@ private:
 
   /// Returns the values that may flow into a use that may end a stream,
   /// found on the first call (a walk of the function that most functions,
-  /// those with no call that passes a stream, do not need).
+  /// those with no call that passes a stream, do not need). In the single
+  /// chain that call comes during the rewrite, which has then replaced GPU ops
+  /// (none has a result the host could wait for as a stream) and added uses
+  /// by gpu.on_stream ops and of tokens (none may end a stream): the values
+  /// found are those found before it.
   const DenseSet<Value> &getEnded() {
     if (!ended)
       ended = streamArguments->getEndedSources(function);
@@ -2166,9 +2168,10 @@ private:
   /// in the length of the function.
   llvm::BitVector completed;
   SmallVector<TokenNode> completedOrder;
-  /// By token number, the marks of dropImplied and of getConflicts, each
-  /// cleared before the call returns.
+  /// By token number, the marks of dropImplied, cleared after each call.
   llvm::BitVector implied;
+  /// By token number, the tokens that getConflicts has found, cleared after
+  /// each call.
   llvm::BitVector conflicting;
   /// The GPU ops that run on a stream after the work handed to it (see
   /// getStreamToFollow), and that stream: what they access is handed to it,
@@ -2329,7 +2332,7 @@ void AsyncDependenceAnalysis::dropImplied(SmallVectorImpl<TokenNode> &tokens) {
   // Mark what the tokens depend on directly, drop the marked ones, and clear
   // the marks: linear in the tokens and their dependencies (a host wait may
   // be given many tokens).
-  SmallVector<unsigned, 32> marked;
+  SmallVector<unsigned> marked;
   for (TokenNode token : tokens)
     for (TokenNode dep : getDependencies(token))
       if (!implied.test(dep.number)) {
