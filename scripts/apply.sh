@@ -10,6 +10,7 @@
 # rewritten, so the incremental build stays incremental.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
+handle_help "$0" "$@"
 
 mode=series
 case ${1:-} in

@@ -9,6 +9,7 @@
 # found) and, with --check, runs check-mlir.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
+handle_help "$0" "$@"
 
 check=
 for arg in "$@"; do

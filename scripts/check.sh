@@ -18,6 +18,7 @@
 #                                    # prefixes (after the default checks)
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
+handle_help "$0" "$@"
 
 mode=default
 case ${1:-} in

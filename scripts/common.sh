@@ -238,3 +238,32 @@ run_in_sysroot() {
       LANG=C.UTF-8 /bin/bash -c "cd \"\$0\" && exec \"\$@\"" "$dir" "$@"
   ' run_in_sysroot "$SYSROOT" "$REPO_ROOT" "$CACHE_DIR" "$cuda" "$PWD" "$@"
 }
+
+# script_usage SCRIPT: the comment block at the top of SCRIPT (after its #!
+# line) without the comment marks: its usage.
+script_usage() {
+  sed -n '2,/^[^#]/{/^#/!d;s/^# \{0,1\}//;p;}' "$1"
+}
+
+# handle_help SCRIPT ARGS...: with -h or --help among ARGS, prints SCRIPT's
+# usage and exits 0, before the script does anything.
+handle_help() {
+  local script=$1 arg
+  shift
+  for arg; do
+    case $arg in -h | --help)
+      script_usage "$script"
+      exit 0
+      ;;
+    esac
+  done
+}
+
+# expect_no_args SCRIPT ARGS...: as handle_help; any other argument fails
+# before the script does anything.
+expect_no_args() {
+  handle_help "$@"
+  local script=$1
+  shift
+  (($# == 0)) || die "$(basename "$script") takes no arguments, got '$1' (see $(basename "$script") --help)"
+}

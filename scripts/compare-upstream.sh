@@ -8,6 +8,7 @@
 #   scripts/compare-upstream.sh        # after scripts/build.sh
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
+expect_no_args "$0" "$@"
 
 rerun_in_sysroot "$0" "$@"
 need_cmd python3

@@ -14,6 +14,7 @@
 # branch are not touched (the patches are applied in a temporary worktree).
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
+handle_help "$0" "$@"
 
 (($# >= 1 && $# <= 2)) || die "usage: scripts/export-branches.sh LLVM_PROJECT [PREFIX]"
 lp=$1

@@ -7,6 +7,7 @@
 # then checks that the overlay equals pristine + series.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
+expect_no_args "$0" "$@"
 
 [[ -d ${WORK_DIR}/.git ]] || die "no working branch at ${WORK_DIR}; run scripts/worktree.sh"
 [[ -z $(git -C "$WORK_DIR" status --porcelain --untracked-files=no) ]] ||

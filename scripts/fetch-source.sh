@@ -11,6 +11,7 @@
 # suites and the machine's own apt configuration is not changed.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
+expect_no_args "$0" "$@"
 
 if pristine_ready; then
   note "pristine tree already at ${PRISTINE_DIR}"

@@ -11,6 +11,7 @@
 # the choice (see scripts/common.sh).
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
+expect_no_args "$0" "$@"
 
 packages=(
   "libmlir-${LLVM_MAJOR}-dev" "mlir-${LLVM_MAJOR}-tools"

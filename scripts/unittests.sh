@@ -13,6 +13,7 @@
 # against Debian's libLLVM, and run. Exits 1 if one fails to build or run.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
+handle_help "$0" "$@"
 rerun_in_sysroot "$0" "$@"
 
 only=()

@@ -10,6 +10,7 @@
 # scripts/export.sh writes patches/ and mlir/ back into this repository.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
+handle_help "$0" "$@"
 
 force=
 case ${1:-} in
