@@ -27,7 +27,7 @@ for arg in "$@"; do
     --full) mode=full ;;
     # Internal: the sysroot half of an overlay build (see below).
     --compile-only) compile_only=1 ;;
-    -h | --help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h | --help) script_usage "$0"; exit 0 ;;
     *) die "unknown argument '$arg' (see scripts/build.sh --help)" ;;
   esac
 done

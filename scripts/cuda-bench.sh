@@ -66,6 +66,6 @@ shift
 case $command in
   build) cmd_build "$@" ;;
   check) cmd_check "$@" ;;
-  -h | --help | help) usage ;;
+  -h | --help | help) script_usage "$0"; exit 0 ;;
   *) die "unknown command '$command' (build, check)" ;;
 esac

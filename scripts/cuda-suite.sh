@@ -342,7 +342,7 @@ main() {
     host-check) cmd_host_check "$@" ;;
     pack) cmd_pack "$@" ;;
     check-results) cmd_check_results "$@" ;;
-    -h | --help | help) usage ;;
+    -h | --help | help) script_usage "$0"; exit 0 ;;
     *) die "unknown command '$command' (build, host-check, pack, check-results)" ;;
   esac
 }

@@ -96,6 +96,6 @@ command=$1
 shift
 case $command in
   build) cmd_build "$@" ;;
-  -h | --help | help) usage ;;
+  -h | --help | help) script_usage "$0"; exit 0 ;;
   *) die "unknown command '$command' (build)" ;;
 esac

@@ -20,6 +20,7 @@
 # skipped": lit's results plus those.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
+handle_help "$0" "$@"
 
 orig_args=("$@")
 build_args=()

@@ -17,6 +17,11 @@
 # `scripts/cuda-bench.sh check OUTDIR` to FileCheck every output.
 set -u
 
+case ${1:-} in -h | --help)
+  sed -n '2,/^[^#]/{/^#/!d;s/^# \{0,1\}//;p;}' "$0"
+  exit 0
+  ;;
+esac
 [ $# -ge 1 ] || { echo "usage: sh run-bench.sh OUTDIR [REPEAT]" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
 out=$1

@@ -24,6 +24,11 @@ usage() {
   exit 2
 }
 
+case ${1:-} in -h | --help)
+  sed -n '2,/^[^#]/{/^#/!d;s/^# \{0,1\}//;p;}' "$0"
+  exit 0
+  ;;
+esac
 [ $# -ge 1 ] || usage
 here=$(cd "$(dirname "$0")" && pwd)
 out=$1
