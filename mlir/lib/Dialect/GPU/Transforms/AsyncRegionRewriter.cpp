@@ -36,7 +36,6 @@
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/ADT/PointerIntPair.h"
-#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/Allocator.h"
 #include "llvm/Support/DebugLog.h"
@@ -1377,23 +1376,18 @@ static void wrapStreamLaunches(Block &block, GpuAccessAnalysis &accesses) {
 /// and async.execute bodies (see wrapStreamLaunches).
 static void wrapStreamLaunches(Operation *root, AliasAnalysis &aliasAnalysis) {
   GpuAccessAnalysis accesses(aliasAnalysis);
-  // The blocks in the order of the walk, and those that hold a launch to
-  // wrap: the others are left as they are, without another pass over them.
-  SmallVector<Block *> blocks;
-  llvm::SmallPtrSet<Block *, 4> withLaunches;
+  // The blocks that hold a launch to wrap: the others are left as they are,
+  // without another pass over them. Wrapping a block changes no other one.
+  llvm::SetVector<Block *> blocks;
   root->walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (isa<gpu::OnStreamOp, async::ExecuteOp>(op))
       return WalkResult::skip();
     if (getWrappableLaunchStream(op))
-      withLaunches.insert(op->getBlock());
-    for (Region &region : op->getRegions())
-      for (Block &block : region)
-        blocks.push_back(&block);
+      blocks.insert(op->getBlock());
     return WalkResult::advance();
   });
   for (Block *block : blocks)
-    if (withLaunches.contains(block))
-      wrapStreamLaunches(*block, accesses);
+    wrapStreamLaunches(*block, accesses);
 }
 
 //===----------------------------------------------------------------------===//
@@ -3593,6 +3587,7 @@ LogicalResult GpuAsyncRegionPass::runOnFunction(
   // Let the dependence mode order launches on a stream by their accesses.
   if (maxStreams != 1 && shape.launchStreams) {
     wrapStreamLaunches(function, aliasAnalysis);
+    // It may have wrapped launches in gpu.on_stream ops.
     shape.onStreamOps = true;
   }
   // Let the streams of gpu.on_stream ops order what the host would wait for
