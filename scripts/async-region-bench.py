@@ -256,9 +256,13 @@ def main():
         return [[pass_time(tool, pass_args, path) for tool, pass_args in configs]
                 for _ in range(args.repeat)]
 
+    def best_of(rounds):
+        """The best pass time of each config in `rounds`."""
+        return [min(column) for column in zip(*rounds)]
+
     def best_times(path):
         """The best pass time of each config."""
-        return [min(column) for column in zip(*round_times(path))]
+        return best_of(round_times(path))
 
     print(f"ops       {header}  ratios to upstream (pass time): best of "
           f"{args.repeat} | median of the rounds' ratios")
@@ -268,7 +272,7 @@ def main():
             with open(path, "w") as f:
                 f.write(module(n, args.buffers, args.seed))
             rounds = round_times(path)
-            best = [min(column) for column in zip(*rounds)]
+            best = best_of(rounds)
             up = max(best[0], 1e-4)
             # A round's configs run one after the other: their ratio is less
             # exposed to the machine's load changing between rounds.
