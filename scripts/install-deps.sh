@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the overlay build and the tests need: Debian's LLVM/MLIR
 # 23.1.x (libmlir-23-dev, mlir-23-tools, llvm-23-dev, llvm-23-tools, clang-23,
-# lld-23, clang-format-23) with cmake, ninja, ccache, python3.
+# lld-23, clang-format-23) with cmake, ninja, ccache, python3, and valgrind
+# (the instruction counts of scripts/async-region-bench.py --instructions).
 #
 # Where the host's apt has those packages they are installed on the host.
 # Elsewhere (Debian 12: they need glibc >= 2.38) they go into a Debian
@@ -17,7 +18,7 @@ packages=(
   "libmlir-${LLVM_MAJOR}-dev" "mlir-${LLVM_MAJOR}-tools"
   "llvm-${LLVM_MAJOR}-dev" "llvm-${LLVM_MAJOR}-tools"
   "clang-${LLVM_MAJOR}" "lld-${LLVM_MAJOR}" "clang-format-${LLVM_MAJOR}"
-  libzstd-dev cmake ninja-build ccache rsync git xz-utils python3
+  libzstd-dev cmake ninja-build ccache rsync git xz-utils python3 valgrind
 )
 
 sudo=()

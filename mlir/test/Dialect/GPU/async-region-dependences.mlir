@@ -6,6 +6,18 @@
 // only for the earlier GPU ops whose accesses conflict with its own, and the
 // host only for the GPU ops whose memory it touches.
 
+// A function with no GPU op, in a context that has not loaded the GPU
+// dialect yet (the first input of the file), is left as it is.
+// CHECK-LABEL: func @no_gpu_ops
+// CHECK-NEXT: return
+// TWO-LABEL: func @no_gpu_ops
+// CHAIN-LABEL: func @no_gpu_ops
+func.func @no_gpu_ops() {
+  return
+}
+
+// -----
+
 module attributes {gpu.container_module} {
   gpu.module @kernels {
     // Reads %in and %w, writes %out.

@@ -225,16 +225,15 @@ static bool isHandedTo(ArrayRef<HandedWork> handed, Value stream) {
 
 /// Adds `deps` to the front of the async dependencies of `asyncOp`. Returns
 /// the token of `asyncOp` if it returns one already; otherwise replaces it
-/// with a clone that returns a token in addition to the other results, and
-/// returns the clone's token.
+/// with a clone that returns a token, of type `tokenType`, in addition to the
+/// other results, and returns the clone's token.
 static Value makeAsync(OpBuilder &builder, gpu::AsyncOpInterface asyncOp,
-                       ValueRange deps) {
+                       ValueRange deps, Type tokenType) {
   Operation *op = asyncOp.getOperation();
   if (Value token = asyncOp.getAsyncToken()) {
     gpu::addAsyncDependencies(op, deps);
     return token;
   }
-  auto tokenType = builder.getType<gpu::AsyncTokenType>();
 
   // Clone the op to return a token in addition to the other results. The
   // clone gets the dependencies as it is created (inserting them later would
@@ -341,7 +340,8 @@ static Operation *moveOntoStream(OpBuilder &builder,
   op->moveBefore(yield);
   SmallVector<Value> allDeps = {onStreamOp.getEntryToken()};
   llvm::append_range(allDeps, deps);
-  Value token = makeAsync(builder, asyncOp, allDeps);
+  Value token = makeAsync(builder, asyncOp, allDeps,
+                          onStreamOp.getEntryToken().getType());
   Operation *newOp = token.getDefiningOp();
   yield.getAsyncDependenciesMutable().append(token);
   for (auto [result, regionResult] : llvm::zip_equal(
@@ -509,14 +509,15 @@ namespace {
 struct FunctionShape {
   FunctionShape() = default;
   explicit FunctionShape(func::FuncOp function) {
-    function.walk([&](Operation *op) { add(op); });
+    function.walk([&](Operation *op) { add(op, getLaunchStream(op)); });
   }
 
-  /// Notes the kind of `op`.
-  void add(Operation *op) {
+  /// Notes the kind of `op`, whose stream as a launch is `launchStream` (see
+  /// getLaunchStream).
+  void add(Operation *op, Value launchStream) {
     onStreamOps |= isa<gpu::OnStreamOp>(op);
     executeOps |= isa<async::ExecuteOp>(op);
-    launchStreams |= getLaunchStream(op) != nullptr;
+    launchStreams |= launchStream != nullptr;
     stackMemory |=
         llvm::any_of(op->getResults(), GpuAccessAnalysis::isStackAllocation);
   }
@@ -568,13 +569,13 @@ public:
             function.getNumArguments());
         function.walk([&](Operation *op) {
           auto onStreamOp = dyn_cast<gpu::OnStreamOp>(op);
-          if (Value stream =
-                  onStreamOp ? onStreamOp.getStream() : getLaunchStream(op))
+          Value launchStream = onStreamOp ? Value() : getLaunchStream(op);
+          if (Value stream = onStreamOp ? onStreamOp.getStream() : launchStream)
             uses.streams.push_back(stream);
           else if (auto call = dyn_cast<CallOpInterface>(op))
             uses.calls.push_back(call);
           appendStreamUses(op, uses.streamUses);
-          shape.add(op);
+          shape.add(op, launchStream);
         });
       }
     }
@@ -1793,7 +1794,8 @@ private:
         !llvm::is_contained(asyncOp.getAsyncDependencies(), currentToken))
       deps.push_back(currentToken);
 
-    currentToken = makeAsync(builder, asyncOp, deps);
+    currentToken = makeAsync(builder, asyncOp, deps,
+                             builder.getType<gpu::AsyncTokenType>());
   }
 
   OpBuilder builder;
@@ -1928,6 +1930,9 @@ struct ScheduleStep {
   /// For MakeAsync of an op that gets a token, EnterStream and EnterBlock:
   /// the token the step makes.
   TokenNode made = {};
+  /// For MakeAsync of a GPU op other than a user's gpu.wait: `op`, through
+  /// the interface that the analysis looked up.
+  gpu::AsyncOpInterface asyncOp = {};
   /// For CarryIntoLoop, Yield and AddResult: the token class (see
   /// getTokenClasses) and the number of classes.
   unsigned index = 0;
@@ -1950,6 +1955,19 @@ static ScheduleStep makeTokenStep(ScheduleStep::Kind kind, Operation *op,
 struct BufferState {
   SmallVector<TokenNode, 1> writes;
   SmallVector<TokenNode> reads;
+};
+
+/// The accesses of an op (see gpu::MemoryAccesses) with the buffer of each
+/// accessed value (see GpuAccessAnalysis::getBuffer), found once for the
+/// conflicts of the op and for the record of its work.
+struct BufferAccesses {
+  struct Access {
+    Value value;
+    Value buffer;
+    bool writes;
+  };
+  bool everything = false;
+  SmallVector<Access, 4> values;
 };
 
 /// The GPU work pending at a point of the program, from the host's view. A
@@ -2066,16 +2084,28 @@ private:
   void waitForHandedWorkIf(PendingWork &pending, Operation *op,
                            function_ref<bool(const HandedWork &)> needsWait);
 
+  /// Returns `opAccesses` with the buffer of each value, which the alias
+  /// cache then knows (a fresh allocation is not looked up when it is made,
+  /// but buffers looked up later must be compared with it).
+  BufferAccesses resolve(const MemoryAccesses &opAccesses);
   /// The tokens of `pending` whose accesses conflict with `opAccesses`, except
   /// for accesses to results of `op` (fresh allocations).
   SmallVector<TokenNode> getConflicts(const PendingWork &pending,
-                                      const MemoryAccesses &opAccesses,
+                                      const BufferAccesses &opAccesses,
                                       Operation *op = nullptr);
+  SmallVector<TokenNode> getConflicts(const PendingWork &pending,
+                                      const MemoryAccesses &opAccesses) {
+    return getConflicts(pending, resolve(opAccesses));
+  }
   /// Records that the work of `token` made `opAccesses`. With `merge`, the
   /// work pending on the same buffers before stays pending (it is not known to
   /// be ordered before `token`).
   void record(PendingWork &pending, TokenNode token,
-              const MemoryAccesses &opAccesses, bool merge);
+              const BufferAccesses &opAccesses, bool merge);
+  void record(PendingWork &pending, TokenNode token,
+              const MemoryAccesses &opAccesses, bool merge) {
+    record(pending, token, resolve(opAccesses), merge);
+  }
   /// Waits on the host for `tokens`, before `op` or at the end of `block`;
   /// a token that another one of them depends on directly is not waited for
   /// again.
@@ -2162,8 +2192,8 @@ private:
   /// in the length of the function.
   llvm::BitVector completed;
   SmallVector<TokenNode> completedOrder;
-  /// By token number, the marks of dropImplied, cleared after each call.
-  llvm::BitVector implied;
+  /// By token number, the marks of dropImplied (see there).
+  llvm::BitVector notImplied;
   /// By token number, the tokens that getConflicts has found, cleared after
   /// each call.
   llvm::BitVector conflicting;
@@ -2197,9 +2227,24 @@ static Value getExistingValue(TokenNode token) {
   return cast<gpu::AsyncOpInterface>(token.getPointer()).getAsyncToken();
 }
 
+BufferAccesses
+AsyncDependenceAnalysis::resolve(const MemoryAccesses &opAccesses) {
+  BufferAccesses result;
+  result.everything = opAccesses.everything;
+  if (result.everything)
+    return result;
+  result.values.reserve(opAccesses.values.size());
+  for (auto [value, writes] : opAccesses.values) {
+    Value buffer = GpuAccessAnalysis::getBuffer(value);
+    (void)accesses.getAliasingBuffers(buffer);
+    result.values.push_back({value, buffer, writes});
+  }
+  return result;
+}
+
 SmallVector<TokenNode>
 AsyncDependenceAnalysis::getConflicts(const PendingWork &pending,
-                                      const MemoryAccesses &opAccesses,
+                                      const BufferAccesses &opAccesses,
                                       Operation *op) {
   if (opAccesses.everything)
     return getOpenTokens(pending);
@@ -2213,19 +2258,18 @@ AsyncDependenceAnalysis::getConflicts(const PendingWork &pending,
       tokens.push_back(token);
     }
   };
-  for (auto [value, writes] : opAccesses.values) {
-    if (op && value.getDefiningOp() == op)
+  for (const BufferAccesses::Access &access : opAccesses.values) {
+    if (op && access.value.getDefiningOp() == op)
       continue;
     // Work that accessed everything conflicts with any access (and only with
     // an access).
     add(pending.barriers);
-    for (Value buffer :
-         accesses.getAliasingBuffers(GpuAccessAnalysis::getBuffer(value))) {
+    for (Value buffer : accesses.getAliasingBuffers(access.buffer)) {
       auto it = pending.buffers.find(buffer);
       if (it == pending.buffers.end())
         continue;
       add(it->second.writes);
-      if (writes)
+      if (access.writes)
         add(it->second.reads);
     }
   }
@@ -2235,7 +2279,7 @@ AsyncDependenceAnalysis::getConflicts(const PendingWork &pending,
 }
 
 void AsyncDependenceAnalysis::record(PendingWork &pending, TokenNode token,
-                                     const MemoryAccesses &opAccesses,
+                                     const BufferAccesses &opAccesses,
                                      bool merge) {
   if (opAccesses.everything) {
     // Unless merged, everything before is ordered before `token`.
@@ -2246,14 +2290,9 @@ void AsyncDependenceAnalysis::record(PendingWork &pending, TokenNode token,
     pending.barriers.push_back(token);
     return;
   }
-  for (auto [value, writes] : opAccesses.values) {
-    Value buffer = GpuAccessAnalysis::getBuffer(value);
-    // Register the buffer with the alias cache, so that buffers looked up
-    // later are compared with it (a fresh allocation is not looked up when
-    // it is made).
-    (void)accesses.getAliasingBuffers(buffer);
-    BufferState &state = pending.buffers[buffer];
-    if (!writes) {
+  for (const BufferAccesses::Access &access : opAccesses.values) {
+    BufferState &state = pending.buffers[access.buffer];
+    if (!access.writes) {
       state.reads.push_back(token);
     } else if (merge) {
       state.writes.push_back(token);
@@ -2279,7 +2318,7 @@ TokenNode AsyncDependenceAnalysis::numberNew(TokenNode token) {
   token.number = dependencies.size();
   dependencies.emplace_back();
   completed.push_back(false);
-  implied.push_back(false);
+  notImplied.push_back(false);
   conflicting.push_back(false);
   return token;
 }
@@ -2323,20 +2362,17 @@ void AsyncDependenceAnalysis::open(PendingWork &pending, TokenNode token) {
 void AsyncDependenceAnalysis::dropImplied(SmallVectorImpl<TokenNode> &tokens) {
   if (tokens.size() < 2)
     return;
-  // Mark what the tokens depend on directly, drop the marked ones, and clear
-  // the marks: linear in the tokens and their dependencies (a host wait may
-  // be given many tokens).
-  SmallVector<unsigned> marked;
+  // Mark the tokens, unmark what they depend on directly, and drop the
+  // unmarked ones: linear in the tokens and their dependencies (a host wait
+  // may be given many tokens). A call reads only the marks of its own tokens,
+  // which it sets first: the marks it leaves need no clearing.
+  for (TokenNode token : tokens)
+    notImplied.set(token.number);
   for (TokenNode token : tokens)
     for (TokenNode dep : getDependencies(token))
-      if (!implied.test(dep.number)) {
-        implied.set(dep.number);
-        marked.push_back(dep.number);
-      }
-  llvm::erase_if(tokens,
-                 [&](TokenNode token) { return implied.test(token.number); });
-  for (unsigned number : marked)
-    implied.reset(number);
+      notImplied.reset(dep.number);
+  llvm::erase_if(
+      tokens, [&](TokenNode token) { return !notImplied.test(token.number); });
 }
 
 void AsyncDependenceAnalysis::hostWait(PendingWork &pending,
@@ -2383,7 +2419,8 @@ void AsyncDependenceAnalysis::scheduleGpuOp(gpu::AsyncOpInterface asyncOp,
   Value stream =
       getStreamToFollow(pending.handedStreams, op, opAccesses, accesses);
   waitForHandedStreams(pending, op, opAccesses, stream);
-  SmallVector<TokenNode> deps = getConflicts(pending, opAccesses, op);
+  BufferAccesses opBuffers = resolve(opAccesses);
+  SmallVector<TokenNode> deps = getConflicts(pending, opBuffers, op);
   dropImplied(deps);
   if (!existing.empty())
     llvm::erase_if(deps, [&](TokenNode dep) {
@@ -2406,8 +2443,10 @@ void AsyncDependenceAnalysis::scheduleGpuOp(gpu::AsyncOpInterface asyncOp,
     LDBG() << "GPU op " << OpWithFlags(op, OpPrintingFlags().skipRegions())
            << " runs on a stream after the work handed to it, depending on "
            << deps.size() << " token(s)";
-    schedule.push_back(
-        {ScheduleStep::Kind::MakeAsync, op, nullptr, 0, keep(deps), stream});
+    ScheduleStep step{
+        ScheduleStep::Kind::MakeAsync, op, nullptr, 0, keep(deps), stream};
+    step.asyncOp = asyncOp;
+    schedule.push_back(step);
     addHandedWork(pending.handedStreams, stream, opAccesses);
     movedOntoStreams[op] = stream;
     return;
@@ -2430,9 +2469,10 @@ void AsyncDependenceAnalysis::scheduleGpuOp(gpu::AsyncOpInterface asyncOp,
   setDependencies(token, kept);
   ScheduleStep step{ScheduleStep::Kind::MakeAsync, op, nullptr, 0, kept};
   step.made = token;
+  step.asyncOp = asyncOp;
   schedule.push_back(step);
   open(pending, token);
-  record(pending, token, opAccesses, /*merge=*/false);
+  record(pending, token, opBuffers, /*merge=*/false);
 }
 
 void AsyncDependenceAnalysis::scheduleUserWait(gpu::WaitOp wait,
@@ -2483,6 +2523,8 @@ void AsyncDependenceAnalysis::waitForStreamsDefinedIn(PendingWork &pending,
 void AsyncDependenceAnalysis::waitForHandedWorkIf(
     PendingWork &pending, Operation *op,
     function_ref<bool(const HandedWork &)> needsWait) {
+  if (pending.handedStreams.empty())
+    return;
   llvm::erase_if(pending.handedStreams, [&](const HandedWork &work) {
     if (!needsWait(work))
       return false;
@@ -3028,6 +3070,14 @@ private:
   void carryIntoLoop(Operation *loop, ArrayRef<Value> inits);
 
   IRRewriter rewriter;
+  /// The token type, looked up at the first op made async (a function with
+  /// no GPU op may be in a context that has not loaded the GPU dialect).
+  Type tokenType;
+  Type getTokenType() {
+    if (!tokenType)
+      tokenType = rewriter.getType<gpu::AsyncTokenType>();
+    return tokenType;
+  }
   const AsyncDependenceAnalysis &analysis;
   /// By token number, the value of each token made so far.
   SmallVector<Value> values;
@@ -3171,14 +3221,16 @@ void AsyncScheduleRewriter::apply() {
           setValue(step.made, wait.getAsyncToken());
         break;
       }
-      auto asyncOp = cast<gpu::AsyncOpInterface>(step.op);
+      gpu::AsyncOpInterface asyncOp = step.asyncOp;
+      assert(asyncOp && "MakeAsync step of a GPU op without the op");
       if (step.stream) {
         // No later step names the op's token: the stream took it over.
         moveOntoStream(rewriter, asyncOp, getCurrent(step.stream),
                        getValues(step.tokens));
         break;
       }
-      setValue(step.made, makeAsync(rewriter, asyncOp, getValues(step.tokens)));
+      setValue(step.made, makeAsync(rewriter, asyncOp, getValues(step.tokens),
+                                    getTokenType()));
       break;
     }
     case ScheduleStep::Kind::HostWait:
