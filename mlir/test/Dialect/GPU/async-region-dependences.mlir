@@ -7,7 +7,7 @@
 // host only for the GPU ops whose memory it touches.
 
 // A function with no GPU op, in a context that has not loaded the GPU
-// dialect yet (the first input of the file), is left as it is.
+// dialect (the input holds no GPU op), is left as it is.
 // CHECK-LABEL: func @no_gpu_ops
 // CHECK-NEXT: return
 // TWO-LABEL: func @no_gpu_ops

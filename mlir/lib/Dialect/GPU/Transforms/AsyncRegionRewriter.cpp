@@ -1962,9 +1962,11 @@ struct BufferState {
 /// conflicts of the op and for the record of its work.
 struct BufferAccesses {
   struct Access {
-    Value value;
     Value buffer;
     bool writes;
+    /// The value is a result of the op (a fresh allocation): no earlier work
+    /// accessed it.
+    bool fresh;
   };
   bool everything = false;
   SmallVector<Access, 4> values;
@@ -2084,15 +2086,16 @@ private:
   void waitForHandedWorkIf(PendingWork &pending, Operation *op,
                            function_ref<bool(const HandedWork &)> needsWait);
 
-  /// Returns `opAccesses` with the buffer of each value, which the alias
-  /// cache then knows (a fresh allocation is not looked up when it is made,
-  /// but buffers looked up later must be compared with it).
-  BufferAccesses resolve(const MemoryAccesses &opAccesses);
+  /// Returns `opAccesses`, the accesses of `op` if it is not null, with the
+  /// buffer of each value; the alias cache then knows each buffer but the
+  /// fresh ones (results of `op`), which `record` makes known.
+  BufferAccesses resolve(const MemoryAccesses &opAccesses,
+                         Operation *op = nullptr);
   /// The tokens of `pending` whose accesses conflict with `opAccesses`, except
-  /// for accesses to results of `op` (fresh allocations).
+  /// for fresh accesses.
   SmallVector<TokenNode> getConflicts(const PendingWork &pending,
-                                      const BufferAccesses &opAccesses,
-                                      Operation *op = nullptr);
+                                      const BufferAccesses &opAccesses);
+  /// The same for accesses not resolved yet (none of them fresh).
   SmallVector<TokenNode> getConflicts(const PendingWork &pending,
                                       const MemoryAccesses &opAccesses) {
     return getConflicts(pending, resolve(opAccesses));
@@ -2102,6 +2105,7 @@ private:
   /// be ordered before `token`).
   void record(PendingWork &pending, TokenNode token,
               const BufferAccesses &opAccesses, bool merge);
+  /// The same for accesses not resolved yet (none of them fresh).
   void record(PendingWork &pending, TokenNode token,
               const MemoryAccesses &opAccesses, bool merge) {
     record(pending, token, resolve(opAccesses), merge);
@@ -2228,7 +2232,8 @@ static Value getExistingValue(TokenNode token) {
 }
 
 BufferAccesses
-AsyncDependenceAnalysis::resolve(const MemoryAccesses &opAccesses) {
+AsyncDependenceAnalysis::resolve(const MemoryAccesses &opAccesses,
+                                 Operation *op) {
   BufferAccesses result;
   result.everything = opAccesses.everything;
   if (result.everything)
@@ -2236,16 +2241,17 @@ AsyncDependenceAnalysis::resolve(const MemoryAccesses &opAccesses) {
   result.values.reserve(opAccesses.values.size());
   for (auto [value, writes] : opAccesses.values) {
     Value buffer = GpuAccessAnalysis::getBuffer(value);
-    (void)accesses.getAliasingBuffers(buffer);
-    result.values.push_back({value, buffer, writes});
+    bool fresh = op && value.getDefiningOp() == op;
+    if (!fresh)
+      (void)accesses.getAliasingBuffers(buffer);
+    result.values.push_back({buffer, writes, fresh});
   }
   return result;
 }
 
 SmallVector<TokenNode>
 AsyncDependenceAnalysis::getConflicts(const PendingWork &pending,
-                                      const BufferAccesses &opAccesses,
-                                      Operation *op) {
+                                      const BufferAccesses &opAccesses) {
   if (opAccesses.everything)
     return getOpenTokens(pending);
   // The tokens that have not completed, each once, in the order found.
@@ -2259,7 +2265,7 @@ AsyncDependenceAnalysis::getConflicts(const PendingWork &pending,
     }
   };
   for (const BufferAccesses::Access &access : opAccesses.values) {
-    if (op && access.value.getDefiningOp() == op)
+    if (access.fresh)
       continue;
     // Work that accessed everything conflicts with any access (and only with
     // an access).
@@ -2291,6 +2297,10 @@ void AsyncDependenceAnalysis::record(PendingWork &pending, TokenNode token,
     return;
   }
   for (const BufferAccesses::Access &access : opAccesses.values) {
+    // Make a fresh allocation known to the alias cache, so that buffers
+    // looked up later are compared with it.
+    if (access.fresh)
+      (void)accesses.getAliasingBuffers(access.buffer);
     BufferState &state = pending.buffers[access.buffer];
     if (!access.writes) {
       state.reads.push_back(token);
@@ -2419,8 +2429,8 @@ void AsyncDependenceAnalysis::scheduleGpuOp(gpu::AsyncOpInterface asyncOp,
   Value stream =
       getStreamToFollow(pending.handedStreams, op, opAccesses, accesses);
   waitForHandedStreams(pending, op, opAccesses, stream);
-  BufferAccesses opBuffers = resolve(opAccesses);
-  SmallVector<TokenNode> deps = getConflicts(pending, opBuffers, op);
+  BufferAccesses opBuffers = resolve(opAccesses, op);
+  SmallVector<TokenNode> deps = getConflicts(pending, opBuffers);
   dropImplied(deps);
   if (!existing.empty())
     llvm::erase_if(deps, [&](TokenNode dep) {
@@ -3070,8 +3080,9 @@ private:
   void carryIntoLoop(Operation *loop, ArrayRef<Value> inits);
 
   IRRewriter rewriter;
-  /// The token type, looked up at the first op made async (a function with
-  /// no GPU op may be in a context that has not loaded the GPU dialect).
+  /// The token type, looked up once, where the rewrite first needs it (a
+  /// function with no GPU op may be in a context that has not loaded the GPU
+  /// dialect).
   Type tokenType;
   Type getTokenType() {
     if (!tokenType)
@@ -3120,15 +3131,13 @@ AsyncScheduleRewriter::getValues(ArrayRef<TokenNode> tokens) const {
 Value AsyncScheduleRewriter::join(Location loc, ArrayRef<TokenNode> tokens) {
   if (tokens.size() == 1)
     return getValue(tokens.front());
-  return createWaitOp(rewriter, loc, rewriter.getType<gpu::AsyncTokenType>(),
-                      getValues(tokens));
+  return createWaitOp(rewriter, loc, getTokenType(), getValues(tokens));
 }
 
 Value AsyncScheduleRewriter::getBlockToken(Block *block) {
   Value &token = blockTokens[block];
   if (!token)
-    token = block->addArgument(rewriter.getType<gpu::AsyncTokenType>(),
-                               block->getParentOp()->getLoc());
+    token = block->addArgument(getTokenType(), block->getParentOp()->getLoc());
   return token;
 }
 
@@ -3142,7 +3151,7 @@ void AsyncScheduleRewriter::replaceRegionOp(Operation *op, Operation *newOp) {
 void AsyncScheduleRewriter::addResults(Operation *op, unsigned numTokens) {
   // Create the op anew with token results, taking the regions along.
   SmallVector<Type> resultTypes(op->getResultTypes());
-  resultTypes.append(numTokens, rewriter.getType<gpu::AsyncTokenType>());
+  resultTypes.append(numTokens, getTokenType());
   Operation *newOp = Operation::create(
       op->getLoc(), op->getName(), resultTypes, op->getOperands(),
       op->getDiscardableAttrDictionary(), op->getPropertiesStorage(),
@@ -3156,8 +3165,7 @@ void AsyncScheduleRewriter::addResults(Operation *op, unsigned numTokens) {
     if (!region.empty())
       continue;
     rewriter.setInsertionPointToStart(rewriter.createBlock(&region));
-    Value token = createWaitOp(rewriter, op->getLoc(),
-                               rewriter.getType<gpu::AsyncTokenType>(), {});
+    Value token = createWaitOp(rewriter, op->getLoc(), getTokenType(), {});
     scf::YieldOp::create(rewriter, op->getLoc(),
                          SmallVector<Value>(numTokens, token));
   }

@@ -1,4 +1,4 @@
-//===- GpuAccessAnalysis.cpp - Memory that GPU and host ops access -------===//
+//===- GpuAccessAnalysis.cpp - What GPU and host ops access ---------------===//
 //
 // Part of the LLVM Project, under the Apache License v2.0 with LLVM Exceptions.
 // See https://llvm.org/LICENSE.txt for license information.

@@ -1,4 +1,4 @@
-//===- GpuAccessAnalysis.h - Memory GPU and host ops access -*- C++ -*-===//
+//===- GpuAccessAnalysis.h - What GPU and host ops access -------*- C++ -*-===//
 //
 // Part of the LLVM Project, under the Apache License v2.0 with LLVM Exceptions.
 // See https://llvm.org/LICENSE.txt for license information.
