@@ -18,8 +18,7 @@
 #
 # The packages are downloaded once into the cache and checked against the
 # SHA256 sums below. Prints one line of figures per check and the failures
-# under it; exits 1 if a check failed (scripts/check.sh runs it), 2 if the
-# packages cannot be had.
+# under it; exits 1 if a check failed, 2 if the packages cannot be had.
 #
 #   scripts/check-main.sh [--keep]   # keep the trees and logs (in the cache)
 set -euo pipefail
