@@ -32,6 +32,8 @@ for arg in "$@"; do
   esac
 done
 
+check_build_dir
+
 if [[ $mode == full ]]; then
   exec "${REPO_ROOT}/scripts/build-full.sh" "${apply_args[@]}"
 fi
@@ -176,8 +178,11 @@ fi
 # sysroot they go to build/libexec, and build/bin gets wrappers (below).
 tools_dir=${BUILD_DIR}/bin
 in_sysroot && tools_dir=${BUILD_DIR}/libexec
+# What `mlir-opt --version` says of the series (scripts/overlay/SeriesVersion.cpp).
+series_version="MLIR GPU async series: $(series_patches | wc -l) patches on ${LLVM_TAG} (repository commit $(git -C "$REPO_ROOT" describe --always --dirty --abbrev=12 2>/dev/null || echo unknown))"
 note "configuring the tools (stage 2) in ${TOOLS_BUILD}"
 cmake -G Ninja -S "${REPO_ROOT}/scripts/overlay" -B "$TOOLS_BUILD" \
+  -DOVERLAY_SERIES_VERSION="$series_version" \
   -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_C_COMPILER="$CC" -DCMAKE_CXX_COMPILER="$CXX" \
   -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \

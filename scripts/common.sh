@@ -239,6 +239,19 @@ run_in_sysroot() {
   ' run_in_sysroot "$SYSROOT" "$REPO_ROOT" "$CACHE_DIR" "$cuda" "$PWD" "$@"
 }
 
+# check_build_dir: dies, saying what to do, when build/ was made by a clone
+# at another path: its CMake caches name that path, and CMake refuses them.
+check_build_dir() {
+  local cache made
+  for cache in "${BUILD_DIR}"/{mlir-libs,overlay}/CMakeCache.txt; do
+    [[ -f $cache ]] || continue
+    made=$(sed -n 's/^CMAKE_CACHEFILE_DIR:INTERNAL=//p' "$cache")
+    [[ -z $made || $made == "$(dirname "$cache")" ||
+       $made -ef $(dirname "$cache") ]] && continue
+    die "build/ was made by a clone at ${made%/build/*}, not by this one (${REPO_ROOT}), and cannot move with it: remove it (rm -rf '${BUILD_DIR}'; ccache keeps the compiled objects) and build again"
+  done
+}
+
 # script_usage SCRIPT: the comment block at the top of SCRIPT (after its #!
 # line) without the comment marks: its usage.
 script_usage() {

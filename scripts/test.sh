@@ -21,6 +21,7 @@
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 handle_help "$0" "$@"
+check_build_dir
 
 orig_args=("$@")
 build_args=()
