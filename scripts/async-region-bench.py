@@ -63,6 +63,8 @@ import statistics
 import sys
 import tempfile
 
+import in_sysroot
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OURS = os.path.join(ROOT, "build", "bin", "mlir-opt")
 UPSTREAM = os.path.join(os.environ.get("LLVM_PREFIX", "/usr/lib/llvm-23"),
@@ -278,6 +280,8 @@ def main():
                         "earlier patch), timed with max-streams=0 in the "
                         "same runs, in a column of its own")
     args = parser.parse_args()
+    # Debian's LLVM 23 tools may be in the sysroot only: run there.
+    in_sysroot.reexec_if_needed()
     ours = args.tool
     tools = [ours, UPSTREAM] + ([args.baseline] if args.baseline else [])
     for tool in tools:

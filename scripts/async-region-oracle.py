@@ -280,6 +280,7 @@ from concurrent.futures import ThreadPoolExecutor
 from async_region_interp import (Interpreter, Unsupported, assignments,
                                  check_trace, compare_traces)
 from mlir_generic_form import parse_generic
+import in_sysroot
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MLIR_OPT = os.environ.get("MLIR_OPT",
@@ -2666,6 +2667,8 @@ def main():
                         "default: $UPSTREAM_MLIR_OPT or %(const)s) and count "
                         "the pairs it orders that the output does not")
     args = parser.parse_args()
+    # Debian's LLVM 23 tools may be in the sysroot only: run there.
+    in_sysroot.reexec_if_needed()
     shapes = [x.strip() for x in args.shapes.split(",") if x.strip()]
     if shapes == ["all"]:
         shapes = list(SHAPES)

@@ -87,6 +87,8 @@ import sys
 import tempfile
 import time
 
+import in_sysroot
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LLVM_PREFIX = os.environ.get("LLVM_PREFIX", "/usr/lib/llvm-23")
 DEFAULT_PASSES = [
@@ -1455,6 +1457,8 @@ def main():
                         help="also list the most frequent diagnostics per pass")
     parser.add_argument("-q", "--quiet", action="store_true")
     args = parser.parse_args()
+    # Debian's LLVM 23 tools may be in the sysroot only: run there.
+    in_sysroot.reexec_if_needed()
 
     def log(msg):
         if not args.quiet:

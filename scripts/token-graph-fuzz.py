@@ -21,6 +21,8 @@ import re
 import subprocess
 import sys
 
+import in_sysroot
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(ROOT, "build")
 LLVM_PREFIX = os.environ.get("LLVM_PREFIX", "/usr/lib/llvm-23")
@@ -80,6 +82,8 @@ def main():
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--batch", type=int, default=500)
     args = parser.parse_args()
+    # Debian's LLVM 23 tools may be in the sysroot only: run there.
+    in_sysroot.reexec_if_needed()
     for path in (GENERATOR, MLIR_OPT, RUNNER, RUNTIME, ASYNC_RUNTIME):
         if not os.path.exists(path):
             sys.exit(f"error: {path} not found; run scripts/build.sh first")
