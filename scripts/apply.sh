@@ -33,9 +33,17 @@ fi
 
 if [[ $mode == worktree ]]; then
   [[ -d ${WORK_DIR}/.git ]] || die "no working branch at ${WORK_DIR}; run scripts/worktree.sh first"
-  need_cmd rsync
   note "syncing ${SRC_DIR} with the working branch ${WORK_DIR} (uncommitted edits included)"
-  rsync -rc --delete --exclude=/.git "${WORK_DIR}/" "${SRC_DIR}/"
+  sync=(rsync -rc --delete --exclude=/.git "${WORK_DIR}/" "${SRC_DIR}/")
+  if command -v rsync >/dev/null 2>&1; then
+    "${sync[@]}"
+  elif use_sysroot && sysroot_ready; then
+    # The host lacks rsync; install-deps.sh put it into the sysroot, which
+    # sees both trees at their host paths.
+    run_in_sysroot "${sync[@]}"
+  else
+    need_cmd rsync
+  fi
   exit 0
 fi
 
