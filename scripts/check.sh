@@ -7,7 +7,9 @@
 #                                    # at most 600 changed lines, with an
 #                                    # upstream subject and no private names;
 #                                    # every mutant of scripts/mutants.txt
-#                                    # still applies
+#                                    # still applies; the series fits LLVM
+#                                    # main (scripts/check-main.sh;
+#                                    # CHECK_MAIN=0 leaves it out)
 #   scripts/check.sh --overlay-only  # only the overlay comparison
 #   scripts/check.sh --each-prefix   # also build and test each prefix of the
 #                                    # series, first to last, and each stack
@@ -99,7 +101,8 @@ done
 note "clang-format clean: ${n} patch(es)"
 
 # 3. Reviewable patches: an upstream subject prefix, at most 600 changed
-# lines (added and removed lines of the diff, not the message), and none of
+# lines (added plus removed lines, blank ones included, as
+# `git apply --numstat` and GitHub count them), and none of
 # this repository's own names (its folders, issue and patch numbers, the
 # names of its test seeds).
 MAX_CHANGED_LINES=600
@@ -108,11 +111,11 @@ review_bad=0
 for p in "${patches[@]}"; do
   f=${REPO_ROOT}/patches/$p
   subject=$(sed -n 's/^Subject: \[PATCH[^]]*\] //p' "$f" | head -1)
-  if [[ ! $subject =~ ^\[mlir\]\[(gpu|nvgpu|scf)\]\  ]]; then
-    echo "review: $p: subject '$subject' does not start with [mlir][gpu], [mlir][nvgpu] or [mlir][scf]" >&2
+  if [[ ! $subject =~ ^\[mlir\]\[(gpu|nvgpu|scf|memref|FuncToLLVM)\]\  ]]; then
+    echo "review: $p: subject '$subject' does not start with [mlir][gpu], [mlir][nvgpu], [mlir][scf], [mlir][memref] or [mlir][FuncToLLVM]" >&2
     review_bad=1
   fi
-  changed=$(awk '/^diff --git /{d=1} d && /^[+-][^+-]/{c++} END{print c+0}' "$f")
+  changed=$(git apply --numstat "$f" | awk '{c += $1 + $2} END {print c + 0}')
   if ((changed > MAX_CHANGED_LINES)); then
     echo "review: $p: ${changed} changed lines (at most ${MAX_CHANGED_LINES})" >&2
     review_bad=1
@@ -143,6 +146,20 @@ note "mutants: $(wc -l <"$tmp/mutants.log") listed, each snippet found once in t
   die "the stacked branches of patches/series cannot be made"
 }
 note "stacked branches: $(grep -c '^==> stacks/' "$tmp/branches.log") made, each patch applies on its branch's base"
+
+# 4b. The series against LLVM main's binary snapshots (docs/upstreaming.md
+# §4b): header and .td hunks, main's mlir-tblgen, the C++ against main's
+# headers, main's mlir-opt on the tests' inputs. CHECK_MAIN=0 leaves it out
+# (offline: the snapshots are downloaded once).
+if [[ ${CHECK_MAIN:-1} != 0 ]]; then
+  "${REPO_ROOT}/scripts/check-main.sh" >"$tmp/main.log" 2>&1 || {
+    cat "$tmp/main.log" >&2
+    die "the series does not fit LLVM main (scripts/check-main.sh; CHECK_MAIN=0 leaves it out offline)"
+  }
+  grep '^==> ' "$tmp/main.log" | sed 's/^==> /main: /' | while IFS= read -r line; do note "$line"; done
+else
+  note "main: left out (CHECK_MAIN=0)"
+fi
 [[ $mode == prefix || $mode == branch ]] || exit 0
 
 # 5. Every prefix builds and passes the tests (bisectability): the lit tests,

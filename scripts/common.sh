@@ -218,6 +218,8 @@ rerun_in_sysroot() {
 # are mounted at their host paths, so that every path means the same inside
 # and outside.
 run_in_sysroot() {
+  # Already inside it (a script that re-ran itself there): run as is.
+  if in_sysroot; then "$@"; return; fi
   sysroot_ready || die "no sysroot at ${SYSROOT}; run scripts/install-deps.sh first"
   need_cmd unshare chroot mount
   local cuda=

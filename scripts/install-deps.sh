@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what the overlay build and the tests need: Debian's LLVM/MLIR
 # 23.1.x (libmlir-23-dev, mlir-23-tools, llvm-23-dev, llvm-23-tools, clang-23,
-# lld-23, clang-format-23) with cmake, ninja, ccache, python3, and valgrind
-# (the instruction counts of scripts/async-region-bench.py --instructions).
+# lld-23, clang-format-23) with cmake, ninja, ccache, python3, valgrind (the
+# instruction counts of scripts/async-region-bench.py --instructions) and curl
+# (main's snapshots for scripts/check-main.sh).
 #
 # Where the host's apt has those packages they are installed on the host.
 # Elsewhere (Debian 12: they need glibc >= 2.38) they go into a Debian
@@ -19,6 +20,7 @@ packages=(
   "llvm-${LLVM_MAJOR}-dev" "llvm-${LLVM_MAJOR}-tools"
   "clang-${LLVM_MAJOR}" "lld-${LLVM_MAJOR}" "clang-format-${LLVM_MAJOR}"
   libzstd-dev cmake ninja-build ccache rsync git xz-utils python3 valgrind
+  curl
 )
 
 sudo=()

@@ -1300,8 +1300,19 @@ void GpuToLLVMConversionPass::runOnOperation() {
                                       kernelBarePtrCallConv,
                                       kernelIntersperseSizeCallConv);
 
-  if (failed(
-          applyPartialConversion(getOperation(), target, std::move(patterns))))
+  // The type converter reports a type it cannot convert (e.g. a memref in a
+  // memory space without a conversion) as an error and the op with that type
+  // is left as it is: the pass then fails instead of succeeding with the error
+  // printed.
+  bool reportedError = false;
+  ScopedDiagnosticHandler errorObserver(context, [&](Diagnostic &diag) {
+    if (diag.getSeverity() == DiagnosticSeverity::Error)
+      reportedError = true;
+    return failure(); // Leave the diagnostic to the other handlers.
+  });
+  if (failed(applyPartialConversion(getOperation(), target,
+                                    std::move(patterns))) ||
+      reportedError)
     return signalPassFailure();
   finalizeGpuStreamLifetimes(getOperation(), converter);
 }
@@ -1315,7 +1326,17 @@ LLVM::CallOp FunctionCallBuilder::create(Location loc, OpBuilder &builder,
     auto builder = OpBuilder::atBlockEnd(module.getBody());
     return LLVM::LLVMFuncOp::create(builder, loc, functionName, functionType);
   }();
-  return LLVM::CallOp::create(builder, loc, function, arguments);
+  // The runtime functions take generic pointers: pass the pointers of
+  // memrefs in other address spaces as generic ones.
+  SmallVector<Value> operands(arguments);
+  for (auto [operand, paramType] :
+       llvm::zip(operands, function.getFunctionType().getParams())) {
+    if (operand.getType() != paramType &&
+        isa<LLVM::LLVMPointerType>(operand.getType()) &&
+        isa<LLVM::LLVMPointerType>(paramType))
+      operand = LLVM::AddrSpaceCastOp::create(builder, loc, paramType, operand);
+  }
+  return LLVM::CallOp::create(builder, loc, function, operands);
 }
 
 // Corresponding to cusparseIndexType_t defined in cusparse.h.
@@ -1355,6 +1376,8 @@ static int32_t getCuSparseDataTypeFrom(Type type) {
       return 21; // CUDA_C_16I
     if (elementType.isInteger(32))
       return 11; // CUDA_C_32I
+    if (elementType.isInteger(64))
+      return 25; // CUDA_C_64I
   }
   if (type.isBF16())
     return 14; // CUDA_R_16BF
@@ -1370,6 +1393,8 @@ static int32_t getCuSparseDataTypeFrom(Type type) {
     return 20; // CUDA_R_16I
   if (type.isInteger(32))
     return 10; // CUDA_R_32I
+  if (type.isInteger(64))
+    return 24; // CUDA_R_64I
 
   llvm_unreachable("unsupported element type");
 }
@@ -1574,10 +1599,6 @@ LogicalResult ConvertDeallocOpToGpuRuntimeCallPattern::matchAndRewrite(
 
   Value pointer =
       MemRefDescriptor(adaptor.getMemref()).allocatedPtr(rewriter, loc);
-  // The runtime takes a generic pointer (see the allocation).
-  if (pointer.getType() != llvmPointerType)
-    pointer =
-        LLVM::AddrSpaceCastOp::create(rewriter, loc, llvmPointerType, pointer);
   Value stream =
       getStreamForAsyncOp(deallocOp, adaptor.getAsyncDependencies(), rewriter);
   deallocCallBuilder.create(loc, rewriter, {pointer, stream});
@@ -1920,8 +1941,7 @@ LogicalResult LegalizeLaunchFuncOpPattern::matchAndRewrite(
   // synchronous launch without dependencies keeps no stream: the LLVM
   // translation runs it on a stream of its own and waits for it.
   Value stream = adaptor.getAsyncObject();
-  if (!stream &&
-      (launchOp.getAsyncToken() || !launchOp.getAsyncDependencies().empty()))
+  if (!stream && launchOp.getAsyncToken())
     stream =
         getStreamForAsyncOp(launchOp, adaptor.getAsyncDependencies(), rewriter);
 

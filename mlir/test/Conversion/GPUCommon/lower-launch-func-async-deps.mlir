@@ -144,54 +144,6 @@ module attributes {gpu.container_module} {
     return
   }
 
-  // A synchronous launch with dependencies creates no stream: it runs on its
-  // first stream dependency, which waits for the others; the host then waits
-  // for that stream. Nothing is destroyed by the launch.
-  // CHECK-LABEL: llvm.func @sync_with_deps
-  func.func @sync_with_deps(%sz : index, %f : f32) {
-    // CHECK: %[[S0:.*]] = llvm.call @mgpuStreamCreate()
-    // CHECK: %[[S1:.*]] = llvm.call @mgpuStreamCreate()
-    // CHECK: %[[E1:.*]] = llvm.call @mgpuEventCreate()
-    // CHECK: llvm.call @mgpuEventRecord(%[[E1]], %[[S1]])
-    %t0 = gpu.wait async
-    %t1 = gpu.wait async
-    // CHECK-NOT: llvm.call @mgpuStreamCreate
-    // CHECK: llvm.call @mgpuStreamWaitEvent(%[[S0]], %[[E1]])
-    // CHECK-NEXT: llvm.call @mgpuEventDestroy(%[[E1]])
-    // CHECK-NEXT: gpu.launch_func <%[[S0]] : !llvm.ptr>
-    // CHECK-NEXT: llvm.call @mgpuStreamSynchronize(%[[S0]])
-    // CHECK-NOT: llvm.call @mgpuStreamDestroy
-    gpu.launch_func [%t0, %t1] @kernels::@kernel
-        blocks in (%sz, %sz, %sz) threads in (%sz, %sz, %sz) args(%f : f32)
-    // CHECK: llvm.call @mgpuStreamSynchronize(%[[S0]])
-    // CHECK: llvm.call @mgpuStreamDestroy(%[[S0]])
-    gpu.wait [%t0]
-    gpu.wait [%t1]
-    return
-  }
-
-  // A synchronous launch whose dependencies are all events runs on the null
-  // (default) stream, which waits for them.
-  // CHECK-LABEL: llvm.func @sync_with_event_deps
-  func.func @sync_with_event_deps(%sz : index, %f : f32) {
-    %x0, %a0 = async.execute -> !async.value<!gpu.async.token> {
-      %t = gpu.wait async
-      async.yield %t : !gpu.async.token
-    }
-    // CHECK: %[[E0:.*]] = async.await
-    %e0 = async.await %a0 : !async.value<!gpu.async.token>
-    // CHECK-NOT: llvm.call @mgpuStreamCreate
-    // CHECK: %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
-    // CHECK-NEXT: llvm.call @mgpuStreamWaitEvent(%[[NULL]], %[[E0]])
-    // CHECK-NEXT: llvm.call @mgpuEventDestroy(%[[E0]])
-    // CHECK-NEXT: gpu.launch_func <%[[NULL]] : !llvm.ptr>
-    // CHECK-NEXT: llvm.call @mgpuStreamSynchronize(%[[NULL]])
-    // CHECK-NOT: llvm.call @mgpuStreamDestroy
-    gpu.launch_func [%e0] @kernels::@kernel
-        blocks in (%sz, %sz, %sz) threads in (%sz, %sz, %sz) args(%f : f32)
-    return
-  }
-
   // A synchronous launch without dependencies is unchanged: it keeps no
   // stream.
   // CHECK-LABEL: llvm.func @sync_no_deps

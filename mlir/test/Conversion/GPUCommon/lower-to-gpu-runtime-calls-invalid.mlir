@@ -254,7 +254,7 @@ module attributes {gpu.container_module} {
     %r = arith.select %b, %s, %t : !gpu.async.token
     %c = builtin.unrealized_conversion_cast %p : !llvm.ptr to !gpu.async.token
     // expected-error @+1 {{it uses an async token that may be a stream}}
-    gpu.launch_func [%c] @kernels::@kernel blocks in (%sz, %sz, %sz) threads in (%sz, %sz, %sz)
+    %u = gpu.launch_func async [%c] @kernels::@kernel blocks in (%sz, %sz, %sz) threads in (%sz, %sz, %sz)
     gpu.wait [%s]
     return
   }

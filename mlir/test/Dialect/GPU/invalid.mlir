@@ -144,6 +144,17 @@ module attributes {gpu.container_module} {
 // -----
 
 module attributes {gpu.container_module} {
+  func.func @launch_func_dependencies_without_token(%sz : index) {
+    %t = gpu.wait async
+    // expected-error@+1 {{'gpu.launch_func' op cannot have async dependencies without an async token}}
+    gpu.launch_func [%t] @kernels::@kernel_1 blocks in (%sz, %sz, %sz) threads in (%sz, %sz, %sz)
+    return
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
   func.func @launch_func_undefined_module(%sz : index) {
     // expected-error@+1 {{kernel container 'kernels' is undefined}}
     gpu.launch_func @kernels::@kernel_1 blocks in (%sz, %sz, %sz) threads in (%sz, %sz, %sz)
@@ -701,6 +712,29 @@ module {
       gpu.return
     }
   }
+}
+
+// -----
+
+module {
+  gpu.module @gpu_funcs {
+    // expected-error @below {{'gpu.func' op expected static shape in attribution}}
+    gpu.func @kernel() workgroup(%0: memref<?xf32, #gpu.address_space<workgroup>>) {
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+func.func @launch_dynamic_private_attribution(%sz : index) {
+  // expected-error @below {{'gpu.launch' op expected static shape in attribution}}
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %sz, %gy = %sz, %gz = %sz)
+             threads(%tx, %ty, %tz) in (%lx = %sz, %ly = %sz, %lz = %sz)
+             private(%p : memref<4x?xf32, #gpu.address_space<private>>) {
+    gpu.terminator
+  }
+  return
 }
 
 // -----

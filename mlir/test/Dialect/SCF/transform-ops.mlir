@@ -639,11 +639,13 @@ func.func @test_structural_conversion_execute_region(%a: tensor<f32>) -> tensor<
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%arg1: !transform.any_op {transform.readonly}) {
     %0 = transform.structured.match ops{["func.func"]} in %arg1 : (!transform.any_op) -> !transform.any_op
-    transform.apply_conversion_patterns to %0 {
+    // Generic form: the custom form's syntax for `partial_conversion`
+    // differs between LLVM 23 (an attribute) and main (a property).
+    "transform.apply_conversion_patterns"(%0) <{partial_conversion}> ({
       transform.apply_conversion_patterns.scf.structural_conversions
-    } with type_converter {
+    }, {
       transform.apply_conversion_patterns.transform.test_type_converter
-    } {  partial_conversion  } : !transform.any_op
+    }) : (!transform.any_op) -> ()
     transform.yield
   }
 }
@@ -674,11 +676,13 @@ func.func @test_structural_conversion_parallel_reduction(%a: tensor<f32>) -> ten
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%arg1: !transform.any_op {transform.readonly}) {
     %0 = transform.structured.match ops{["func.func"]} in %arg1 : (!transform.any_op) -> !transform.any_op
-    transform.apply_conversion_patterns to %0 {
+    // Generic form: the custom form's syntax for `partial_conversion`
+    // differs between LLVM 23 (an attribute) and main (a property).
+    "transform.apply_conversion_patterns"(%0) <{partial_conversion}> ({
       transform.apply_conversion_patterns.scf.structural_conversions
-    } with type_converter {
+    }, {
       transform.apply_conversion_patterns.transform.test_type_converter
-    } {  partial_conversion  } : !transform.any_op
+    }) : (!transform.any_op) -> ()
     transform.yield
   }
 }

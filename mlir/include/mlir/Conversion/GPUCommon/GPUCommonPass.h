@@ -52,6 +52,9 @@ struct FunctionCallBuilder {
                       ArrayRef<Type> argumentTypes)
       : functionName(functionName),
         functionType(LLVM::LLVMFunctionType::get(returnType, argumentTypes)) {}
+  /// Creates a call of the function, declaring it in the module if needed. A
+  /// pointer argument in another address space than the parameter's is cast
+  /// to the parameter's (the runtime functions take generic pointers).
   LLVM::CallOp create(Location loc, OpBuilder &builder,
                       ArrayRef<Value> arguments) const;
 

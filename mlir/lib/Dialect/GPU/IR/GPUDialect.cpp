@@ -519,6 +519,11 @@ static LogicalResult verifyAttributions(Operation *op,
     if (!type)
       return op->emitOpError() << "expected memref type in attribution";
 
+    // The lowerings allocate attributions statically (a global of their size
+    // for workgroup memory, an alloca for private memory).
+    if (!type.hasStaticShape())
+      return op->emitOpError() << "expected static shape in attribution";
+
     // We can only verify the address space if it hasn't already been lowered
     // from the AddressSpaceAttr to a target-specific numeric value.
     auto addressSpace =
@@ -1385,6 +1390,10 @@ LogicalResult LaunchFuncOp::verify() {
   if (getAsyncToken() && getAsyncObject())
     return emitOpError(
         "cannot have both an async token and an explicit async object");
+  // Async dependencies are the token-based model, in which the launch's
+  // token stands for its completion: a launch with dependencies has one.
+  if (!getAsyncDependencies().empty() && !getAsyncToken())
+    return emitOpError("cannot have async dependencies without an async token");
 
   return success();
 }

@@ -180,16 +180,6 @@ public:
 // Adds a `gpu.async.token` to the front of the argument list.
 void addAsyncDependency(Operation *op, Value token);
 
-// Adds `tokens` (in this order) to the front of the argument list, updating
-// the operand segment sizes once.
-void addAsyncDependencies(Operation *op, ValueRange tokens);
-
-// Adds `count` to the size of the first operand segment of `op`, its async
-// dependencies, if `op` has operand segment sizes: for a clone of an op that
-// was created with `count` more dependencies in front of the original
-// operands.
-void growAsyncDependencySegment(Operation *op, unsigned count);
-
 // Handle types for sparse.
 enum class SparseHandleKind { SpMat, DnTensor, SpGEMMOp };
 
@@ -246,5 +236,15 @@ namespace mlir::gpu {
 /// any `gpu.known_*_size` on other function-like operations, in that order.
 std::optional<uint32_t>
 getKnownDimensionSizeAround(Operation *op, DimensionKind kind, Dimension dim);
+
+/// Adds `tokens` (in this order) to the front of the argument list, updating
+/// the operand segment sizes once.
+void addAsyncDependencies(Operation *op, ValueRange tokens);
+
+/// Adds `count` to the size of the first operand segment of `op`, its async
+/// dependencies, if `op` has operand segment sizes: for a clone of an op that
+/// was created with `count` more dependencies in front of the original
+/// operands.
+void growAsyncDependencySegment(Operation *op, unsigned count);
 } // namespace mlir::gpu
 #endif // MLIR_DIALECT_GPU_IR_GPUDIALECT_H
