@@ -53,6 +53,7 @@ suites=(
   Dialect/GPU Conversion/GPUCommon Conversion/GPUToNVVM Conversion/GPUToROCDL
   Conversion/NVGPUToNVVM
   Conversion/SCFToGPU Dialect/Async Conversion/AsyncToLLVM
+  Conversion/MemRefToLLVM Conversion/FuncToLLVM
   Dialect/SparseTensor/GPU Integration/GPU
 )
 paths=()

@@ -681,29 +681,65 @@ static WalkResult walkHostOps(Operation *root,
   });
 }
 
-/// Emits an error on each host op that uses an async token in a region of the
-/// terminator of the block that defines the token (a token of an scf.parallel
-/// body used in the region of its scf.reduce): that region runs after the
-/// block, possibly several times or not at all, so the token's stream has no
-/// point after which it is known to be dead.
-static LogicalResult checkTokenUsesInTerminators(Operation *root) {
-  WalkResult result = walkHostOps(root, [](Operation *op) -> WalkResult {
-    for (Value operand : op->getOperands()) {
-      if (!isa<gpu::AsyncTokenType>(operand.getType()))
+/// Returns whether `user` is in a region of the terminator of the block that
+/// defines the async token `token` (a token of an scf.parallel body used in
+/// the region of its scf.reduce). Such a region runs after the block, possibly
+/// several times or not at all.
+static bool isInTerminatorRegion(Value token, Operation *user) {
+  Block *block = token.getParentBlock();
+  Operation *terminator =
+      block->mightHaveTerminator() ? block->getTerminator() : nullptr;
+  return terminator && terminator->isProperAncestor(user);
+}
+
+/// Completes the GPU work of each async token that is used in a region of the
+/// terminator of its block before that terminator: no use in such a region
+/// can consume the token's stream, as the region may run any number of times.
+/// The host waits for the token before the terminator. In the region, a
+/// gpu.wait drops the token (a synchronous one left without dependencies is
+/// erased) and any other user takes the token of a new stream instead
+/// (`gpu.wait async`): the work it depended on is complete when it runs.
+static void completeTokensUsedInTerminatorRegions(Operation *root) {
+  llvm::SetVector<Value> tokens;
+  llvm::SetVector<Operation *> waits;
+  SmallVector<OpOperand *> uses;
+  walkHostOps(root, [&](Operation *op) {
+    for (OpOperand &operand : op->getOpOperands()) {
+      Value token = operand.get();
+      if (!isa<gpu::AsyncTokenType>(token.getType()) ||
+          !isInTerminatorRegion(token, op))
         continue;
-      Block *block = operand.getParentBlock();
-      Operation *terminator =
-          block->mightHaveTerminator() ? block->getTerminator() : nullptr;
-      if (!terminator || !terminator->isProperAncestor(op))
-        continue;
-      return op->emitOpError("cannot be lowered to GPU runtime calls: it uses "
-                             "an async token in the region of '")
-             << terminator->getName()
-             << "', which terminates the block that defines the token";
+      tokens.insert(token);
+      if (isa<gpu::WaitOp>(op))
+        waits.insert(op);
+      else
+        uses.push_back(&operand);
     }
     return WalkResult::advance();
   });
-  return failure(result.wasInterrupted());
+  for (Value token : tokens) {
+    Operation *terminator = token.getParentBlock()->getTerminator();
+    OpBuilder builder(terminator);
+    gpu::WaitOp::create(builder, terminator->getLoc(), Type(), token);
+  }
+  for (OpOperand *use : uses) {
+    OpBuilder builder(use->getOwner());
+    use->set(gpu::WaitOp::create(builder, use->getOwner()->getLoc(),
+                                 use->get().getType(), ValueRange())
+                 .getAsyncToken());
+  }
+  for (Operation *op : waits) {
+    auto wait = cast<gpu::WaitOp>(op);
+    SmallVector<Value> dependencies;
+    for (Value dependency : wait.getAsyncDependencies())
+      if (!isInTerminatorRegion(dependency, wait))
+        dependencies.push_back(dependency);
+    if (dependencies.empty() && !wait.getAsyncToken()) {
+      wait.erase();
+      continue;
+    }
+    wait.getAsyncDependenciesMutable().assign(dependencies);
+  }
 }
 
 /// Returns whether the async token `token` lowers to a stream. The token of an
@@ -1200,8 +1236,8 @@ static void placeStreamDestroys(Operation *root, ArrayRef<LLVM::CallOp> streams,
 }
 
 LogicalResult mlir::prepareGpuAsyncTokensForLLVM(Operation *root) {
-  if (failed(checkTokenUsesInTerminators(root)) ||
-      failed(checkExplicitStreamTokens(root)) ||
+  completeTokensUsedInTerminatorRegions(root);
+  if (failed(checkExplicitStreamTokens(root)) ||
       failed(checkOnStreamBodies(root)))
     return failure();
   orderOnStreamBodiesAfterEntry(root);

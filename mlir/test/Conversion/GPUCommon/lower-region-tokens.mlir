@@ -205,6 +205,45 @@ module attributes {gpu.container_module} {
     return
   }
 
+  // A token of an scf.parallel body used in the region of its scf.reduce,
+  // which runs after the body any number of times: the host waits for it at
+  // the end of the body. In the region, gpu.wait drops it and the memset
+  // runs on a new stream.
+  // CHECK-LABEL: llvm.func @token_used_in_reduce
+  func.func @token_used_in_reduce(%sz : index, %f : f32,
+                                  %buf : memref<4xf32>) -> f32 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %init = arith.constant 0.0 : f32
+    // CHECK: scf.parallel
+    // CHECK-NEXT: %[[S:.*]] = llvm.call @mgpuStreamCreate()
+    // CHECK-NEXT: gpu.launch_func <%[[S]] : !llvm.ptr>
+    // CHECK-NEXT: llvm.call @mgpuStreamSynchronize(%[[S]])
+    // CHECK-NEXT: llvm.call @mgpuStreamDestroy(%[[S]])
+    // CHECK-NEXT: scf.reduce
+    // CHECK-NEXT: ^{{.*}}(%{{.*}}: f32, %{{.*}}: f32):
+    // CHECK-NEXT: %[[N:.*]] = llvm.call @mgpuStreamCreate()
+    // CHECK: llvm.call @mgpuMemset32({{.*}}, %[[N]])
+    // CHECK-NEXT: llvm.call @mgpuStreamSynchronize(%[[N]])
+    // CHECK-NEXT: llvm.call @mgpuStreamDestroy(%[[N]])
+    // CHECK-NEXT: llvm.fadd
+    // CHECK-NEXT: scf.reduce.return
+    %r = scf.parallel (%i) = (%c0) to (%sz) step (%c1) init (%init) -> f32 {
+      %t0 = gpu.wait async
+      %t1 = gpu.launch_func async [%t0] @kernels::@kernel
+          blocks in (%sz, %sz, %sz) threads in (%sz, %sz, %sz) args(%f : f32)
+      scf.reduce(%f : f32) {
+      ^bb0(%a : f32, %b : f32):
+        gpu.wait [%t1]
+        %m = gpu.memset async [%t1] %buf, %f : memref<4xf32>, f32
+        gpu.wait [%m]
+        %s = arith.addf %a, %b : f32
+        scf.reduce.return %s : f32
+      }
+    }
+    return %r : f32
+  }
+
   // A token chosen by arith.select (canonicalization makes one of an scf.if
   // that yields one of two tokens) waits for both: the select would consume
   // the event it picks and leak the other.

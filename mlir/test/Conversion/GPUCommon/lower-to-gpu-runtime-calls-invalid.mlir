@@ -149,38 +149,6 @@ module attributes {gpu.container_module} {
 
 // -----
 
-// A token of an scf.parallel body used in the region of its scf.reduce, which
-// runs after the body, any number of times: its stream has no point after
-// which it is dead.
-// CHECK: error: 'gpu.wait' op cannot be lowered to GPU runtime calls: it uses an async token in the region of 'scf.reduce', which terminates the block that defines the token
-module attributes {gpu.container_module} {
-  gpu.module @kernels {
-    gpu.func @kernel(%arg0 : f32) kernel {
-      gpu.return
-    }
-  }
-  func.func @token_used_in_reduce(%sz : index, %f : f32) -> f32 {
-    %c0 = arith.constant 0 : index
-    %c1 = arith.constant 1 : index
-    %init = arith.constant 0.0 : f32
-    %r = scf.parallel (%i) = (%c0) to (%sz) step (%c1) init (%init) -> f32 {
-      %t0 = gpu.wait async
-      %t1 = gpu.launch_func async [%t0] @kernels::@kernel
-          blocks in (%sz, %sz, %sz) threads in (%sz, %sz, %sz) args(%f : f32)
-      scf.reduce(%f : f32) {
-      ^bb0(%a : f32, %b : f32):
-        // expected-error @+1 {{'gpu.wait' op cannot be lowered to GPU runtime calls: it uses an async token in the region of 'scf.reduce', which terminates the block that defines the token}}
-        gpu.wait [%t1]
-        %s = arith.addf %a, %b : f32
-        scf.reduce.return %s : f32
-      }
-    }
-    return %r : f32
-  }
-}
-
-// -----
-
 // A gpu.on_stream body of several blocks cannot be inlined into the body of
 // an async.execute, which keeps one block.
 // CHECK: error: 'gpu.on_stream' op has a body of several blocks, which cannot be inlined into 'async.execute'

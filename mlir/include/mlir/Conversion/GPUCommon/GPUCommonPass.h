@@ -69,9 +69,10 @@ struct FunctionCallBuilder {
 /// region op) gets exactly one user, in its block, and an op that would run on
 /// the stream of a dependency after unrelated work gets a stream of its own
 /// (a `gpu.wait async` on that dependency); an `arith.select` of two tokens
-/// becomes a `gpu.wait async` on both. Emits an error and fails on
-/// a token use it cannot lower: a use in a region of the terminator of the
-/// token's block (as in scf.reduce).
+/// becomes a `gpu.wait async` on both; the host waits for a token used in a
+/// region of the terminator of the token's block (as in scf.reduce, whose
+/// region may run any number of times) before that terminator. Emits an error
+/// and fails on a token it cannot lower.
 LogicalResult prepareGpuAsyncTokensForLLVM(Operation *root);
 
 /// Completes the lowering of async tokens in `root` after a conversion with
