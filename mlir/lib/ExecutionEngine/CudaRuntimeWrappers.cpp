@@ -86,10 +86,9 @@ static CUdevice getDefaultCuDevice() {
 // duration
 //  of the instance and restore the previous context on destruction.
 //
-// Every wrapper that enqueues work on a stream or waits for one makes the
-// context current: the stream may be null (-gpu-to-llvm runs synchronous ops
-// on the null stream), and the null stream is the default stream of the
-// current context.
+// The wrappers that -gpu-to-llvm may give the null stream (it runs synchronous
+// ops on it) make the context current: the null stream is the default stream
+// of the current context.
 class ScopedContext {
 public:
   ScopedContext() {

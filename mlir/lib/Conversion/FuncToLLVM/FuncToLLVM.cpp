@@ -179,9 +179,7 @@ static void wrapExternalFunction(OpBuilder &builder, Location loc,
   auto [wrapperType, resultStructType] =
       typeConverter.convertFunctionTypeCWrapper(
           cast<FunctionType>(funcOp.getFunctionType()));
-  // This conversion can only fail if it could not convert one of the argument
-  // types. But since it has been applied to a non-wrapper function before, it
-  // should have failed earlier and not reach this point at all.
+  // convertFuncOpToLLVMFuncOp checked that this conversion succeeds.
   assert(wrapperType && "unexpected type conversion failure");
 
   SmallVector<NamedAttribute, 4> attributes;
@@ -474,10 +472,13 @@ FailureOr<LLVM::LLVMFuncOp> mlir::convertFuncOpToLLVMFuncOp(
   // The C interface passes the converted argument and result types as they
   // are (memrefs by pointer): each must be an LLVM type, which a type
   // converter that keeps some types (e.g. !async.token) does not give.
-  if (!useBarePtrCallConv && emitCWrapper &&
-      !converter.convertFunctionTypeCWrapper(funcTy).first)
-    return funcOp.emitError("C interface cannot be emitted: an argument or "
-                            "result type has no LLVM-compatible type");
+  if (!useBarePtrCallConv && emitCWrapper) {
+    LLVM::LLVMFunctionType wrapperType =
+        converter.convertFunctionTypeCWrapper(funcTy).first;
+    if (!wrapperType || !LLVM::isCompatibleType(wrapperType))
+      return funcOp.emitError("C interface cannot be emitted: an argument or "
+                              "result type has no LLVM-compatible type");
+  }
 
   // Lower function attrs
   FailureOr<LoweredLLVMFuncAttrs> loweredAttrs =

@@ -29,6 +29,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Async/IR/Async.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -669,6 +670,25 @@ DECLARE_CONVERT_OP_TO_GPU_RUNTIME_CALL_PATTERN(SpMatGetSizeOp)
 DECLARE_CONVERT_OP_TO_GPU_RUNTIME_CALL_PATTERN(SetCsrPointersOp)
 
 } // namespace
+
+/// Emits an error on each function of the host code nested in `root` (outside
+/// gpu.module ops) that the conversion left as a func.func: one whose
+/// signature has no LLVM type, such as a memref in a memory space that the
+/// type converter cannot map to an address space (the converter reports that
+/// without a location, and the function stays).
+static LogicalResult checkHostFunctionsLowered(Operation *root) {
+  bool found = false;
+  root->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (isa<gpu::GPUModuleOp>(op))
+      return WalkResult::skip();
+    if (!isa<func::FuncOp>(op))
+      return WalkResult::advance();
+    op->emitOpError("was not lowered to LLVM");
+    found = true;
+    return WalkResult::skip();
+  });
+  return failure(found);
+}
 
 /// Walks the ops nested in `root` that run on the host, in pre-order: the
 /// bodies of gpu.module ops are device code, which this pass leaves alone.
@@ -1336,19 +1356,9 @@ void GpuToLLVMConversionPass::runOnOperation() {
                                       kernelBarePtrCallConv,
                                       kernelIntersperseSizeCallConv);
 
-  // The type converter reports a type it cannot convert (e.g. a memref in a
-  // memory space without a conversion) as an error and the op with that type
-  // is left as it is: the pass then fails instead of succeeding with the error
-  // printed.
-  bool reportedError = false;
-  ScopedDiagnosticHandler errorObserver(context, [&](Diagnostic &diag) {
-    if (diag.getSeverity() == DiagnosticSeverity::Error)
-      reportedError = true;
-    return failure(); // Leave the diagnostic to the other handlers.
-  });
   if (failed(applyPartialConversion(getOperation(), target,
                                     std::move(patterns))) ||
-      reportedError)
+      failed(checkHostFunctionsLowered(getOperation())))
     return signalPassFailure();
   finalizeGpuStreamLifetimes(getOperation(), converter);
 }
@@ -1365,12 +1375,15 @@ LLVM::CallOp FunctionCallBuilder::create(Location loc, OpBuilder &builder,
   // The runtime functions take generic pointers: pass the pointers of
   // memrefs in other address spaces as generic ones.
   SmallVector<Value> operands(arguments);
-  for (auto [operand, paramType] :
-       llvm::zip(operands, function.getFunctionType().getParams())) {
-    if (operand.getType() != paramType &&
-        isa<LLVM::LLVMPointerType>(operand.getType()) &&
-        isa<LLVM::LLVMPointerType>(paramType))
-      operand = LLVM::AddrSpaceCastOp::create(builder, loc, paramType, operand);
+  ArrayRef<Type> params = function.getFunctionType().getParams();
+  for (unsigned i = 0, e = std::min(operands.size(), params.size()); i < e;
+       ++i) {
+    auto pointer = dyn_cast<LLVM::LLVMPointerType>(operands[i].getType());
+    auto param = dyn_cast<LLVM::LLVMPointerType>(params[i]);
+    if (pointer && param && param.getAddressSpace() == 0 &&
+        pointer.getAddressSpace() != 0)
+      operands[i] =
+          LLVM::AddrSpaceCastOp::create(builder, loc, param, operands[i]);
   }
   return LLVM::CallOp::create(builder, loc, function, operands);
 }

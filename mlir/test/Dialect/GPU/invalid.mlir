@@ -144,12 +144,31 @@ module attributes {gpu.container_module} {
 // -----
 
 module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @kernel_1() kernel {
+      gpu.return
+    }
+  }
   func.func @launch_func_dependencies_without_token(%sz : index) {
     %t = gpu.wait async
     // expected-error@+1 {{'gpu.launch_func' op cannot have async dependencies without an async token}}
     gpu.launch_func [%t] @kernels::@kernel_1 blocks in (%sz, %sz, %sz) threads in (%sz, %sz, %sz)
     return
   }
+}
+
+// -----
+
+// The custom form has no syntax for it; the generic form does.
+func.func @launch_dependencies_without_token(%sz : index) {
+  %t = gpu.wait async
+  // expected-error@+1 {{'gpu.launch' op cannot have async dependencies without an async token}}
+  "gpu.launch"(%t, %sz, %sz, %sz, %sz, %sz, %sz) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0>}> ({
+  ^bb0(%bx : index, %by : index, %bz : index, %gx : index, %gy : index, %gz : index,
+       %tx : index, %ty : index, %tz : index, %lx : index, %ly : index, %lz : index):
+    gpu.terminator
+  }) : (!gpu.async.token, index, index, index, index, index, index) -> ()
+  return
 }
 
 // -----

@@ -53,8 +53,8 @@ struct FunctionCallBuilder {
       : functionName(functionName),
         functionType(LLVM::LLVMFunctionType::get(returnType, argumentTypes)) {}
   /// Creates a call of the function, declaring it in the module if needed. A
-  /// pointer argument in another address space than the parameter's is cast
-  /// to the parameter's (the runtime functions take generic pointers).
+  /// pointer argument outside the default address space is cast to a generic
+  /// pointer where the parameter is one (as the runtime functions take).
   LLVM::CallOp create(Location loc, OpBuilder &builder,
                       ArrayRef<Value> arguments) const;
 
@@ -72,7 +72,8 @@ struct FunctionCallBuilder {
 /// becomes a `gpu.wait async` on both; the host waits for a token used in a
 /// region of the terminator of the token's block (as in scf.reduce, whose
 /// region may run any number of times) before that terminator. Emits an error
-/// and fails on a token it cannot lower.
+/// and fails on a token it cannot lower (such as an async token as the
+/// explicit stream of a launch that is not an argument of the function).
 LogicalResult prepareGpuAsyncTokensForLLVM(Operation *root);
 
 /// Completes the lowering of async tokens in `root` after a conversion with

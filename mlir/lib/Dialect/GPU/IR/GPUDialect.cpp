@@ -865,6 +865,9 @@ LogicalResult LaunchOp::verify() {
   if (!(hasClusterSize()) &&
       (getClusterSizeX() || getClusterSizeY() || getClusterSizeZ()))
     return emitOpError() << "cluster size must be all present";
+  // As for gpu.launch_func, which kernel outlining makes of it.
+  if (!getAsyncDependencies().empty() && !getAsyncToken())
+    return emitOpError("cannot have async dependencies without an async token");
   return success();
 }
 
