@@ -4,8 +4,12 @@
 // have no host address space, but the pass lowers the host code and succeeds.
 
 // CHECK: gpu.module @kernels
+// CHECK: func.func @device_helper
 // CHECK: memref<4xf32, #gpu.address_space<global>>
 gpu.module @kernels {
+  func.func @device_helper(%w : memref<4xf32, #gpu.address_space<workgroup>>) {
+    return
+  }
   gpu.func @kernel(%arg0 : memref<4xf32, #gpu.address_space<global>>,
                    %i : index)
       workgroup(%w : memref<4xf32, #gpu.address_space<workgroup>>) kernel {
