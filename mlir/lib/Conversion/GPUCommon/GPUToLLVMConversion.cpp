@@ -715,7 +715,8 @@ static bool isInTerminatorRegion(Value token, Operation *user) {
 /// Completes the GPU work of each async token that is used in a region of the
 /// terminator of its block before that terminator: no use in such a region
 /// can consume the token's stream, as the region may run any number of times.
-/// The host waits for the token before the terminator. In the region, a
+/// The host waits for the token before the terminator (unless the block
+/// does). In the region, a
 /// gpu.wait drops the token (a synchronous one left without dependencies is
 /// erased) and any other user takes the token of a new stream instead
 /// (`gpu.wait async`): the work it depended on is complete when it runs.
@@ -738,7 +739,14 @@ static void completeTokensUsedInTerminatorRegions(Operation *root) {
     return WalkResult::advance();
   });
   for (Value token : tokens) {
-    Operation *terminator = token.getParentBlock()->getTerminator();
+    Block *block = token.getParentBlock();
+    // The block may wait for the token on the host already.
+    if (llvm::any_of(token.getUsers(), [&](Operation *user) {
+          auto wait = dyn_cast<gpu::WaitOp>(user);
+          return wait && !wait.getAsyncToken() && wait->getBlock() == block;
+        }))
+      continue;
+    Operation *terminator = block->getTerminator();
     OpBuilder builder(terminator);
     gpu::WaitOp::create(builder, terminator->getLoc(), Type(), token);
   }

@@ -244,6 +244,33 @@ module attributes {gpu.container_module} {
     return %r : f32
   }
 
+  // A body that waits for the token itself needs no second host wait.
+  // CHECK-LABEL: llvm.func @token_waited_in_body_and_reduce
+  // CHECK: scf.parallel
+  // CHECK-NEXT: %[[S:.*]] = llvm.call @mgpuStreamCreate()
+  // CHECK-NEXT: gpu.launch_func <%[[S]] : !llvm.ptr>
+  // CHECK-NEXT: llvm.call @mgpuStreamSynchronize(%[[S]])
+  // CHECK-NEXT: llvm.call @mgpuStreamDestroy(%[[S]])
+  // CHECK-NEXT: scf.reduce
+  func.func @token_waited_in_body_and_reduce(%sz : index, %f : f32) -> f32 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %init = arith.constant 0.0 : f32
+    %r = scf.parallel (%i) = (%c0) to (%sz) step (%c1) init (%init) -> f32 {
+      %t0 = gpu.wait async
+      %t1 = gpu.launch_func async [%t0] @kernels::@kernel
+          blocks in (%sz, %sz, %sz) threads in (%sz, %sz, %sz) args(%f : f32)
+      gpu.wait [%t1]
+      scf.reduce(%f : f32) {
+      ^bb0(%a : f32, %b : f32):
+        gpu.wait [%t1]
+        %s = arith.addf %a, %b : f32
+        scf.reduce.return %s : f32
+      }
+    }
+    return %r : f32
+  }
+
   // A token chosen by arith.select (canonicalization makes one of an scf.if
   // that yields one of two tokens) waits for both: the select would consume
   // the event it picks and leak the other.
