@@ -671,25 +671,6 @@ DECLARE_CONVERT_OP_TO_GPU_RUNTIME_CALL_PATTERN(SetCsrPointersOp)
 
 } // namespace
 
-/// Emits an error on each function of the host code nested in `root` (outside
-/// gpu.module ops) that the conversion left as a func.func: one whose
-/// signature has no LLVM type, such as a memref in a memory space that the
-/// type converter cannot map to an address space (the converter reports that
-/// without a location, and the function stays).
-static LogicalResult checkHostFunctionsLowered(Operation *root) {
-  bool found = false;
-  root->walk<WalkOrder::PreOrder>([&](Operation *op) {
-    if (isa<gpu::GPUModuleOp>(op))
-      return WalkResult::skip();
-    if (!isa<func::FuncOp>(op))
-      return WalkResult::advance();
-    op->emitOpError("was not lowered to LLVM");
-    found = true;
-    return WalkResult::skip();
-  });
-  return failure(found);
-}
-
 /// Walks the ops nested in `root` that run on the host, in pre-order: the
 /// bodies of gpu.module ops are device code, which this pass leaves alone.
 static WalkResult walkHostOps(Operation *root,
@@ -699,6 +680,23 @@ static WalkResult walkHostOps(Operation *root,
       return WalkResult::skip();
     return callback(op);
   });
+}
+
+/// Emits an error on each function of the host code nested in `root` that the
+/// conversion left as a func.func: one whose signature has no LLVM type, such
+/// as a memref in a memory space that the type converter cannot map to an
+/// address space (the converter reports that without a location, and the
+/// function stays).
+static LogicalResult checkHostFunctionsLowered(Operation *root) {
+  bool found = false;
+  walkHostOps(root, [&](Operation *op) {
+    if (!isa<func::FuncOp>(op))
+      return WalkResult::advance();
+    op->emitOpError("was not lowered to LLVM");
+    found = true;
+    return WalkResult::skip();
+  });
+  return failure(found);
 }
 
 /// Returns whether `user` is in a region of the terminator of the block that
@@ -716,10 +714,10 @@ static bool isInTerminatorRegion(Value token, Operation *user) {
 /// terminator of its block before that terminator: no use in such a region
 /// can consume the token's stream, as the region may run any number of times.
 /// The host waits for the token before the terminator (unless the block
-/// does). In the region, a
-/// gpu.wait drops the token (a synchronous one left without dependencies is
-/// erased) and any other user takes the token of a new stream instead
-/// (`gpu.wait async`): the work it depended on is complete when it runs.
+/// does). In the region, a gpu.wait drops the token (a synchronous one left
+/// without dependencies is erased) and any other user takes the token of a new
+/// stream instead (`gpu.wait async`): the work it depended on is complete when
+/// it runs.
 static void completeTokensUsedInTerminatorRegions(Operation *root) {
   llvm::SetVector<Value> tokens;
   llvm::SetVector<Operation *> waits;
