@@ -6,9 +6,10 @@
 #                                    # clang-format clean against its parent,
 #                                    # at most 600 changed lines, with an
 #                                    # upstream subject and no private names;
-#                                    # every mutant of scripts/mutants.txt
-#                                    # still applies; the series fits LLVM
-#                                    # main (scripts/check-main.sh;
+#                                    # every mutant of scripts/verify/mutants.txt
+#                                    # still applies; the GPU runtimes match
+#                                    # GPURuntimeFunctions.def; the series fits LLVM
+#                                    # main (scripts/verify/check-main.sh;
 #                                    # CHECK_MAIN=0 leaves it out)
 #   scripts/check.sh --overlay-only  # only the overlay comparison
 #   scripts/check.sh --each-prefix   # also build and test each prefix of the
@@ -129,15 +130,23 @@ done
 ((review_bad == 0)) || die "some patches are not ready for review (see the review: lines above)"
 note "reviewable: ${n} patch(es), each at most ${MAX_CHANGED_LINES} changed lines, upstream subjects, no private names"
 
-# 3b. Every mutant of scripts/mutants.txt still applies to the series (its
+# 3b. Every mutant of scripts/verify/mutants.txt still applies to the series (its
 # snippet occurs exactly once in its file), so that the list cannot go
 # stale unnoticed.
-GPU_SERIES_WORKTREE="$tmp/tree" "${REPO_ROOT}/scripts/mutate.sh" --list \
+GPU_SERIES_WORKTREE="$tmp/tree" "${REPO_ROOT}/scripts/verify/mutate.sh" --list \
   >"$tmp/mutants.log" 2>&1 || {
   cat "$tmp/mutants.log" >&2
-  die "scripts/mutants.txt does not apply to the series (update the snippet)"
+  die "scripts/verify/mutants.txt does not apply to the series (update the snippet)"
 }
 note "mutants: $(wc -l <"$tmp/mutants.log") listed, each snippet found once in the series"
+
+# 3c. The GPU runtime wrappers against the shared list of their functions
+# that the checking runtime declares them from (GPURuntimeFunctions.def).
+"${REPO_ROOT}/scripts/verify/check-runtime-abi.py" "$tmp/tree" >"$tmp/abi.log" 2>&1 || {
+  cat "$tmp/abi.log" >&2
+  die "a GPU runtime's functions differ from GPURuntimeFunctions.def (scripts/verify/check-runtime-abi.py)"
+}
+note "runtime functions: $(tail -1 "$tmp/abi.log")"
 
 # 4. The stacked branches (the "#@ stack" markers): each one applies on its
 # base, the independent fixes each alone on the tag.
@@ -152,9 +161,9 @@ note "stacked branches: $(grep -c '^==> stacks/' "$tmp/branches.log") made, each
 # headers, main's mlir-opt on the tests' inputs. CHECK_MAIN=0 leaves it out
 # (offline: the snapshots are downloaded once).
 if [[ ${CHECK_MAIN:-1} != 0 ]]; then
-  "${REPO_ROOT}/scripts/check-main.sh" >"$tmp/main.log" 2>&1 || {
+  "${REPO_ROOT}/scripts/verify/check-main.sh" >"$tmp/main.log" 2>&1 || {
     cat "$tmp/main.log" >&2
-    die "the series does not fit LLVM main (scripts/check-main.sh; CHECK_MAIN=0 leaves it out offline)"
+    die "the series does not fit LLVM main (scripts/verify/check-main.sh; CHECK_MAIN=0 leaves it out offline)"
   }
   grep '^==> ' "$tmp/main.log" | sed 's/^==> /main: /' | while IFS= read -r line; do note "$line"; done
 else

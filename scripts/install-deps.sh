@@ -2,8 +2,8 @@
 # Installs what the overlay build and the tests need: Debian's LLVM/MLIR
 # 23.1.x (libmlir-23-dev, mlir-23-tools, llvm-23-dev, llvm-23-tools, clang-23,
 # lld-23, clang-format-23) with cmake, ninja, ccache, python3, valgrind (the
-# instruction counts of scripts/async-region-bench.py --instructions) and curl
-# (main's snapshots for scripts/check-main.sh).
+# instruction counts of scripts/verify/async-region-bench.py --instructions) and curl
+# (main's snapshots for scripts/verify/check-main.sh).
 #
 # Where the host's apt has those packages they are installed on the host.
 # Elsewhere (Debian 12: they need glibc >= 2.38) they go into a Debian

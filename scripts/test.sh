@@ -8,14 +8,14 @@
 #   scripts/test.sh -- LIT_ARGS   # extra lit arguments (e.g. --filter gpu)
 #
 # Then checks -gpu-async-region with a random-program oracle
-# (scripts/async-region-oracle.py, one test per run, in every mode), runs
+# (scripts/verify/async-region-oracle.py, one test per run, in every mode), runs
 # 1000 random token graphs with the checking runtime
-# (scripts/token-graph-fuzz.py, one test), builds and runs the series' gtest
+# (scripts/verify/token-graph-fuzz.py, one test), builds and runs the series' gtest
 # unit tests (scripts/unittests.sh, one test),
-# fuzzes the series' passes (scripts/fuzz-passes.py, one test) and, where
+# fuzzes the series' passes (scripts/verify/fuzz-passes.py, one test) and, where
 # the CUDA toolkit is
 # installed, builds the CUDA integration tests as native executables and runs
-# their host side with the checking runtime (scripts/cuda-suite.sh;
+# their host side with the checking runtime (scripts/cuda/cuda-suite.sh;
 # CUDA_SUITE=0 leaves that out). Ends with one line "N passed, N failed, N
 # skipped": lit's results plus those.
 set -euo pipefail
@@ -87,11 +87,11 @@ read -r passed _ failed _ skipped _ <<<"$(tail -1 <<<"$lit_line")"
 
 # -gpu-async-region against the memory accesses of 1000 random programs per
 # run: no conflicting pair may lose its order, every output must verify
-# (scripts/async-region-oracle.py). With dependences (max-streams=0, from
+# (scripts/verify/async-region-oracle.py). With dependences (max-streams=0, from
 # the dependence-mode patch on) also programs with loops, branches, calls
 # and views, and the lowered programs run with the checking runtime (from
 # the checking-runtime patches on); with caller streams, the shapes. Then the series' passes on 200 mutants
-# of their own tests: no crash, no invalid output (scripts/fuzz-passes.py).
+# of their own tests: no crash, no invalid output (scripts/verify/fuzz-passes.py).
 oracle_runs=("-gpu-async-region")
 dependences=
 if [[ $("${BUILD_DIR}/bin/mlir-opt" --help) == *max-streams* ]] &&
@@ -132,15 +132,15 @@ if ((${#lit_extra[@]} == 0)); then
     read -r pass_args flags <<<"$oracle"
     # shellcheck disable=SC2086 # flags are words
     extra_test "async-region oracle (${oracle})" \
-      python3 "${REPO_ROOT}/scripts/async-region-oracle.py" -n 1000 --seed 1 \
+      python3 "${REPO_ROOT}/scripts/verify/async-region-oracle.py" -n 1000 --seed 1 \
       "--pass-args=${pass_args}" $flags
   done
   # 1000 random token graphs lowered and run with the checking runtime (lit's
   # token-graphs.mlir runs 100 of them), from the stream-lifetime patch on.
   if [[ -f ${SRC_DIR}/mlir/test/Integration/GPU/Check/Inputs/token_graphs.py &&
         -f ${BUILD_DIR}/lib/libmlir_gpu_check_runtime.so ]]; then
-    extra_test "token graphs (scripts/token-graph-fuzz.py -n 1000 --seed 1)" \
-      python3 "${REPO_ROOT}/scripts/token-graph-fuzz.py" -n 1000 --seed 1 \
+    extra_test "token graphs (scripts/verify/token-graph-fuzz.py -n 1000 --seed 1)" \
+      python3 "${REPO_ROOT}/scripts/verify/token-graph-fuzz.py" -n 1000 --seed 1 \
       --batch 1000
   fi
   # The gtest unit tests the series adds (scripts/unittests.sh): the overlay
@@ -149,21 +149,21 @@ if ((${#lit_extra[@]} == 0)); then
     extra_test "unit tests (scripts/unittests.sh)" "${REPO_ROOT}/scripts/unittests.sh"
   fi
   if [[ -n $dependences ]]; then
-    extra_test "pass fuzzing (scripts/fuzz-passes.py -n 200 --seed 1)" \
-      python3 "${REPO_ROOT}/scripts/fuzz-passes.py" -n 200 --seed 1 -q \
+    extra_test "pass fuzzing (scripts/verify/fuzz-passes.py -n 200 --seed 1)" \
+      python3 "${REPO_ROOT}/scripts/verify/fuzz-passes.py" -n 200 --seed 1 -q \
       --out "${BUILD_DIR}/fuzz-passes"
   fi
 fi
 
 # The CUDA integration tests as native executables, built wherever the CUDA
 # toolkit is, and their host side run with the checking runtime (no GPU);
-# scripts/cuda-suite.sh and docs/cuda-suite.md. Not with a lit filter.
+# scripts/cuda/cuda-suite.sh and docs/cuda-suite.md. Not with a lit filter.
 if ((${#lit_extra[@]} == 0)) && [[ ${CUDA_SUITE:-1} != 0 ]]; then
   if [[ ! -f ${BUILD_DIR}/lib/libmlir_gpu_check_runtime.so ]]; then
     # Series prefixes before the checking runtime.
     note "no checking runtime in this tree: CUDA integration executables not built"
   elif [[ -x ${CUDA_HOME:-/usr/local/cuda}/bin/ptxas ]]; then
-    suite=${REPO_ROOT}/scripts/cuda-suite.sh
+    suite=${REPO_ROOT}/scripts/cuda/cuda-suite.sh
     log=$(mktemp)
     # host_check WHAT OUT BUILD-COMMAND...: runs BUILD-COMMAND, then
     # host-checks the suite folder OUT that it wrote and adds the counts.
@@ -187,10 +187,10 @@ if ((${#lit_extra[@]} == 0)) && [[ ${CUDA_SUITE:-1} != 0 ]]; then
     # The GPU-only tools stay buildable: the run-time benchmark (both
     # variants) and two batches of token graphs, host side only.
     host_check "GPU benchmark (series)" "${BUILD_DIR}/cuda-bench/series" \
-      "${REPO_ROOT}/scripts/cuda-bench.sh" build
+      "${REPO_ROOT}/scripts/cuda/cuda-bench.sh" build
     host_check "GPU benchmark (upstream)" "${BUILD_DIR}/cuda-bench/upstream" true
     host_check "token graphs for a GPU" "${BUILD_DIR}/cuda-token-graphs/suite" \
-      "${REPO_ROOT}/scripts/cuda-token-graphs.sh" build --batches 2
+      "${REPO_ROOT}/scripts/cuda/cuda-token-graphs.sh" build --batches 2
     rm -f "$log"
   else
     note "no CUDA toolkit at ${CUDA_HOME:-/usr/local/cuda}: CUDA integration executables not built"

@@ -1,6 +1,6 @@
 //===- entry.c - Entry point of a CUDA integration test built ahead of time -===//
 //
-// The executables of scripts/cuda-suite.sh link one lowered MLIR test (its
+// The executables of scripts/cuda/cuda-suite.sh link one lowered MLIR test (its
 // host code, with the GPU binaries embedded) with this file. It does what
 // mlir-runner does around the test's entry function:
 //

@@ -4,9 +4,9 @@
 # some token graphs. Needs only a POSIX shell, the NVIDIA driver and the packs
 # built on the build machine:
 #
-#   scripts/cuda-suite.sh build && scripts/cuda-suite.sh pack   # build/cuda-pack
-#   scripts/cuda-token-graphs.sh build --batches 50           # build/cuda-token-graphs/pack
-#   scripts/cuda-bench.sh build                                # build/cuda-bench/pack
+#   scripts/cuda/cuda-suite.sh build && scripts/cuda/cuda-suite.sh pack  # build/cuda-pack
+#   scripts/cuda/cuda-token-graphs.sh build --batches 50  # build/cuda-token-graphs/pack
+#   scripts/cuda/cuda-bench.sh build                      # build/cuda-bench/pack
 #
 #   sh scripts/cuda/run-all.sh OUTDIR [EXTRA_PACK...]
 #
@@ -14,11 +14,11 @@
 # per EXTRA_PACK, a pack made by `cuda-suite.sh pack`), OUTDIR/sanitizer
 # (NAME.log, NAME.rc: 0 clean, 99 an error found) and OUTDIR/times.txt. A
 # pack that is missing is skipped and said so. Bring OUTDIR back and check it
-# with `scripts/cuda-suite.sh check-results` and `scripts/cuda-bench.sh check`
-# (docs/cuda-suite.md).
+# with `scripts/cuda/cuda-suite.sh check-results` and
+# `scripts/cuda/cuda-bench.sh check` (docs/cuda-suite.md).
 set -u
 [ $# -ge 1 ] || { echo "usage: sh scripts/cuda/run-all.sh OUTDIR [EXTRA_PACK...]" >&2; exit 2; }
-case $1 in -h | --help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+case $1 in -h | --help) sed -n '2,/^[^#]/{/^#/!d;s/^# \{0,1\}//;p;}' "$0"; exit 0 ;; esac
 out=$1
 shift
 repo=$(cd "$(dirname "$0")/../.." && pwd)

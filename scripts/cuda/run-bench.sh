@@ -1,7 +1,7 @@
 #!/bin/sh
 # Runs the -gpu-async-region benchmark programs on a GPU machine and prints
 # their times and the ratios to upstream, all measured in this one run.
-# Copied into the bench pack by `scripts/cuda-bench.sh build`; needs only a
+# Copied into the bench pack by `scripts/cuda/cuda-bench.sh build`; needs only a
 # POSIX shell, awk, the NVIDIA driver and the C/C++ runtime.
 #
 #   sh run-bench.sh OUTDIR [REPEAT]
@@ -14,7 +14,7 @@
 # the ratio of upstream's median to each median: for a program P, upstream
 # has P.run1 (the plain pass), the series P.run1 (the same RUN line) and
 # P.run2 (max-streams=0). Bring OUTDIR back and run
-# `scripts/cuda-bench.sh check OUTDIR` to FileCheck every output.
+# `scripts/cuda/cuda-bench.sh check OUTDIR` to FileCheck every output.
 set -u
 
 case ${1:-} in -h | --help)

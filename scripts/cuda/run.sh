@@ -2,7 +2,7 @@
 # Runs the CUDA integration test executables of this pack on a GPU machine.
 # Needs only a POSIX shell, the NVIDIA driver (libcuda.so.1) and the C and
 # C++ runtime libraries; no LLVM or MLIR. Copied into the pack by
-# `scripts/cuda-suite.sh pack`.
+# `scripts/cuda/cuda-suite.sh pack`.
 #
 #   sh run.sh OUTDIR [NAME...]
 #
@@ -12,7 +12,7 @@
 #   OUTDIR/NAME.stderr  what it printed on stderr otherwise
 #   OUTDIR/NAME.rc      its exit status (124: timed out)
 # plus OUTDIR/run.log (name, status, seconds) and OUTDIR/env.txt (machine,
-# driver). Bring OUTDIR back and run `scripts/cuda-suite.sh check-results
+# driver). Bring OUTDIR back and run `scripts/cuda/cuda-suite.sh check-results
 # OUTDIR` where the LLVM tools are.
 #
 # CUDA_SUITE_TIMEOUT: seconds per test (default 120).

@@ -26,7 +26,7 @@ The result is a manifest (manifest.json, and manifest.tsv for POSIX sh on
 the GPU machine) plus a copy of every test source under tests/ (their CHECK
 lines are needed to check the results later).
 
-Used by scripts/cuda-suite.sh; not meant to be run by hand, but
+Used by scripts/cuda/cuda-suite.sh; not meant to be run by hand, but
 `suite.py build --help` lists the options.
 """
 

@@ -39,6 +39,19 @@
 #define MLIR_CUDA_WRAPPERS_EXPORT __attribute__((visibility("default")))
 #endif // _WIN32
 
+// The wrappers' functions, declared from the list that the checking GPU
+// runtime declares them from too: a definition below whose signature differs
+// from the list does not compile.
+#define MGPU_MODULE CUmodule
+#define MGPU_KERNEL CUfunction
+#define MGPU_STREAM CUstream
+#define MGPU_EVENT CUevent
+#define MGPU_GRAPH CUgraphExec
+#define MGPU_MEMREF StridedMemRefType<char, 1> *
+#define MGPU_FUNCTION(ReturnType, Name, Parameters)                            \
+  extern "C" MLIR_CUDA_WRAPPERS_EXPORT ReturnType Name Parameters;
+#include "GPURuntimeFunctions.def"
+
 #define CUDA_REPORT_IF_ERROR(expr)                                             \
   [](CUresult result) {                                                        \
     if (!result)                                                               \

@@ -27,7 +27,8 @@
 //    program's to free);
 //  - happens-before between streams, events and the host is tracked with
 //    vector clocks: mgpuCheckOrdered(a, b) says whether recorded operation a
-//    is ordered before b;
+//    is ordered before another one, b (an operation number that was not
+//    recorded is an "invalid-operation" violation);
 //  - streams and events come from the pools of GPURuntimePool.h, as in the
 //    CUDA and ROCm wrappers, and are counted the same way (mgpuPoolPrintStats
 //    prints the counts). Every create still returns a new handle, so that a
@@ -418,7 +419,9 @@ public:
                      "gpu-check: op %" PRId64 ": %s on stream %" PRIu64 "\n",
                      id, what.c_str(), operations.back().stream);
     }
-    trace(what.c_str(), operations.back().stream);
+    trace(what.c_str(), stream == defaultStream.get()
+                            ? kDefaultStreamTrack
+                            : operations.back().stream);
     return id;
   }
 
@@ -575,6 +578,8 @@ public:
                                          std::to_string(b));
       return false;
     }
+    if (a == b)
+      return false;
     const Operation &first = operations[a];
     const Operation &second = operations[b];
     return first.clock < second.time.size() &&
@@ -680,8 +685,8 @@ private:
       std::fprintf(stderr,
                    "gpu-check: note: %zu device allocation(s) never freed\n",
                    allocations.size());
-    report("exit");
     writeTrace();
+    report("exit");
     if (!violations.empty())
       std::_Exit(1);
   }
@@ -730,10 +735,25 @@ private:
     return result;
   }
 
+  /// The trace track of the default stream (0 is the host's; a stream's is
+  /// its id); written as the track after the last stream's.
+  static constexpr uint64_t kDefaultStreamTrack = UINT64_MAX;
+
   void trace(const char *what, uint64_t stream) {
     if (tracePath.empty())
       return;
     traceEvents.push_back({what, stream, traceClock++});
+  }
+
+  static std::string jsonEscape(const std::string &text) {
+    std::string result;
+    for (char c : text) {
+      if (c == '"' || c == '\\')
+        result += '\\';
+      if (static_cast<unsigned char>(c) >= 0x20)
+        result += c;
+    }
+    return result;
   }
 
   void writeTrace() {
@@ -747,17 +767,27 @@ private:
     std::fprintf(file, "{\"traceEvents\":[\n");
     std::fprintf(file, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,"
                        "\"tid\":0,\"args\":{\"name\":\"host\"}}");
-    for (uint64_t i = 1; i <= ids[static_cast<int>(Kind::Stream)]; ++i)
+    uint64_t numStreams = ids[static_cast<int>(Kind::Stream)];
+    for (uint64_t i = 1; i <= numStreams; ++i)
       std::fprintf(file,
                    ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,"
                    "\"tid\":%" PRIu64 ",\"args\":{\"name\":\"stream %" PRIu64
                    "\"}}",
                    i, i);
+    if (defaultStream)
+      std::fprintf(file,
+                   ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,"
+                   "\"tid\":%" PRIu64 ",\"args\":{\"name\":\"default "
+                   "stream\"}}",
+                   numStreams + 1);
     for (const TraceEvent &event : traceEvents)
       std::fprintf(file,
                    ",\n{\"name\":\"%s\",\"ph\":\"X\",\"pid\":1,\"tid\":%" PRIu64
                    ",\"ts\":%" PRIu64 ",\"dur\":1}",
-                   event.what.c_str(), event.stream, event.time);
+                   jsonEscape(event.what).c_str(),
+                   event.stream == kDefaultStreamTrack ? numStreams + 1
+                                                       : event.stream,
+                   event.time);
     std::fprintf(file, "\n]}\n");
     std::fclose(file);
   }
@@ -876,6 +906,19 @@ struct Call {
 } // namespace
 
 extern "C" {
+
+// The functions of the GPU runtime wrappers, declared from their shared list
+// (every handle is a `void *` here): a definition below whose signature
+// differs from the list does not compile.
+#define MGPU_MODULE void *
+#define MGPU_KERNEL void *
+#define MGPU_STREAM void *
+#define MGPU_EVENT void *
+#define MGPU_GRAPH void *
+#define MGPU_MEMREF void *
+#define MGPU_FUNCTION(ReturnType, Name, Parameters)                            \
+  MLIR_GPU_CHECK_EXPORT ReturnType Name Parameters;
+#include "GPURuntimeFunctions.def"
 
 //===----------------------------------------------------------------------===//
 // Modules and kernels.

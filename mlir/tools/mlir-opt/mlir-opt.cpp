@@ -56,6 +56,7 @@ void registerTestGpuAccessAnalysisPass();
 void registerTestGpuAsyncBuildersPass();
 void registerTestGpuLoweringPasses();
 void registerTestGpuMemoryPromotionPass();
+void registerTestGpuToLLVMPatternsPass();
 void registerTestLoopPermutationPass();
 void registerTestMatchers();
 void registerTestOperationEqualPass();
@@ -209,6 +210,7 @@ static void registerTestPasses() {
   registerTestGpuAsyncBuildersPass();
   registerTestGpuLoweringPasses();
   registerTestGpuMemoryPromotionPass();
+  registerTestGpuToLLVMPatternsPass();
   registerTestLoopPermutationPass();
   registerTestMatchers();
   registerTestOperationEqualPass();

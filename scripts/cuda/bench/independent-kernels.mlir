@@ -1,4 +1,4 @@
-// Benchmark, not a lit test: scripts/cuda-bench.sh builds it with the
+// Benchmark, not a lit test: scripts/cuda/cuda-bench.sh builds it with the
 // series' mlir-opt (both RUN lines) and with upstream's (the first only) and
 // times it on a GPU.
 //

@@ -45,6 +45,7 @@
 
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/DebugLog.h"
 
 #define DEBUG_TYPE "gpu-to-llvm"
 
@@ -320,15 +321,12 @@ struct GpuRuntimeCallBuilders {
     return event;
   }
 
-  /// The unit attribute that marks the `mgpuStreamCreate` calls of the
-  /// patterns (see createStream): finalizeGpuStreamLifetimes manages the
-  /// lifetime of these streams, and only of these, and removes the mark.
-  static constexpr StringLiteral kLoweredStreamAttrName = "gpu.lowered_stream";
-
-  /// Creates a stream whose lifetime finalizeGpuStreamLifetimes manages.
+  /// Creates a stream whose lifetime finalizeGpuStreamLifetimes manages, and
+  /// of these only: it marks the call (`gpu.lowered_stream`) until then.
   Value createStream(Location loc, OpBuilder &builder) const {
     LLVM::CallOp create = streamCreateCallBuilder.create(loc, builder, {});
-    create->setAttr(kLoweredStreamAttrName, UnitAttr::get(context));
+    gpu::GPUDialect::LoweredStreamAttrHelper(context).setAttr(
+        create, UnitAttr::get(context));
     return create.getResult();
   }
 
@@ -745,10 +743,14 @@ static void completeTokensUsedInTerminatorRegions(Operation *root) {
         }))
       continue;
     Operation *terminator = block->getTerminator();
+    LDBG() << "host wait before '" << terminator->getName()
+           << "' for a token used in its region, defined at " << token.getLoc();
     OpBuilder builder(terminator);
     gpu::WaitOp::create(builder, terminator->getLoc(), Type(), token);
   }
   for (OpOperand *use : uses) {
+    LDBG() << "new stream for '" << use->getOwner()->getName()
+           << "' in a terminator's region at " << use->getOwner()->getLoc();
     OpBuilder builder(use->getOwner());
     use->set(gpu::WaitOp::create(builder, use->getOwner()->getLoc(),
                                  use->get().getType(), ValueRange())
@@ -941,6 +943,7 @@ static void joinSelectedTokens(Operation *root) {
     return WalkResult::advance();
   });
   for (arith::SelectOp select : selects) {
+    LDBG() << "join of the two tokens of the select at " << select.getLoc();
     OpBuilder builder(select);
     auto join = gpu::WaitOp::create(
         builder, select.getLoc(), select.getType(),
@@ -992,6 +995,8 @@ static void normalizeEventTokens(Operation *root) {
         users.front()->getNumSuccessors() < 2 &&
         (event.hasOneUse() || isa<gpu::AsyncOpInterface>(users.front())))
       continue;
+    LDBG() << "event token defined at " << event.getLoc() << ", with "
+           << users.size() << " user(s), made a stream";
     OpBuilder builder(event.getContext());
     if (auto argument = dyn_cast<BlockArgument>(event))
       builder.setInsertionPointToStart(block);
@@ -1051,6 +1056,8 @@ static void makeForksExplicit(Block &block) {
       streamDeps.front()->set(last);
       stream = streamOf[last];
     } else {
+      LDBG() << "fork: '" << op.getName() << "' at " << op.getLoc()
+             << " runs on a stream of its own";
       OpBuilder builder(&op);
       Value fork = gpu::WaitOp::create(builder, op.getLoc(), token.getType(),
                                        streamDeps.front()->get())
@@ -1079,9 +1086,11 @@ static void makeForksExplicit(Operation *root) {
 static SmallVector<LLVM::CallOp> takeLoweredStreams(Operation *root) {
   SmallVector<LLVM::CallOp> streams;
   root->walk([&](LLVM::CallOp call) {
-    if (call->removeAttr(GpuRuntimeCallBuilders::kLoweredStreamAttrName))
+    if (call->removeAttr(
+            gpu::GPUDialect::LoweredStreamAttrHelper::getNameStr()))
       streams.push_back(call);
   });
+  LDBG() << streams.size() << " stream(s) created by the patterns";
   return streams;
 }
 
@@ -1125,6 +1134,8 @@ localizeStreamsInExecuteBodies(SmallVectorImpl<LLVM::CallOp> &streams,
         usesInExecute[execute].push_back(&use);
     }
     for (auto &[execute, uses] : usesInExecute) {
+      LDBG() << "stream created at " << loc << " used in the async.execute at "
+             << execute->getLoc() << ": the body gets a stream of its own";
       OpBuilder builder(execute);
       Value event = builders.recordEvent(loc, builder, stream);
       builder.setInsertionPointToStart(
@@ -1157,6 +1168,8 @@ static void passEventsAcrossRegions(ArrayRef<LLVM::CallOp> streams,
       if (!isRuntimeUse(user, builders))
         crossing.insert(user);
     for (Operation *user : crossing) {
+      LDBG() << "stream created at " << loc << " passed to '" << user->getName()
+             << "' as an event recorded on it";
       OpBuilder builder(user);
       auto branch = dyn_cast<BranchOpInterface>(user);
       for (unsigned i = 0, e = branch ? user->getNumSuccessors() : 0; i < e;
@@ -1227,6 +1240,8 @@ static void placeStreamDestroys(Operation *root, ArrayRef<LLVM::CallOp> streams,
       auto it = lastUse.find(block);
       if (!liveOut) {
         if (it != lastUse.end()) {
+          LDBG() << "stream created at " << loc << " destroyed after '"
+                 << it->second->getName() << "' at " << it->second->getLoc();
           OpBuilder builder(it->second->getContext());
           builder.setInsertionPointAfter(it->second);
           builders.streamDestroyCallBuilder.create(loc, builder, {stream});
@@ -1243,6 +1258,9 @@ static void placeStreamDestroys(Operation *root, ArrayRef<LLVM::CallOp> streams,
             isEdge ? successor->getTerminator()->getSuccessor(0) : successor;
         if (liveness.getLiveIn(target).contains(stream))
           continue;
+        LDBG() << "stream created at " << loc << " destroyed on edge " << i
+               << " of '" << terminator->getName() << "' at "
+               << terminator->getLoc();
         OpBuilder builder(terminator->getContext());
         if (isEdge || successor->getSinglePredecessor()) {
           builder.setInsertionPointToStart(successor);
@@ -1317,22 +1335,21 @@ void GpuToLLVMConversionPass::runOnOperation() {
     iface->populateConvertToLLVMConversionPatterns(target, converter, patterns);
   }
 
-  if (failed(gpu::ConditionalExecutionOp::emitUnresolvedErrors(
-          getOperation(), "-gpu-to-llvm", /*skipGPUModules=*/true)) ||
-      failed(prepareGpuAsyncTokensForLLVM(getOperation())))
+  if (failed(prepareGpuAsyncTokensForLLVM(getOperation())))
     return signalPassFailure();
 
   // The host-side GPU ops this pass lowers to runtime calls (the async ops,
   // gpu.on_stream, host registration, device selection; gpu.launch must have
   // been outlined) are illegal: one that is left is an error, not silently
-  // kept. Other GPU ops stay legal (e.g. gpu.warp_execute_on_lane_0, whose
-  // body is lowered).
+  // kept. So is a gpu.conditional_execution on the host, which
+  // -gpu-resolve-conditional-execution replaces by its host region. Other GPU
+  // ops stay legal (e.g. gpu.warp_execute_on_lane_0, whose body is lowered).
   target.addDynamicallyLegalDialect<gpu::GPUDialect>([](Operation *op) {
     if (op->getParentOfType<gpu::GPUModuleOp>())
       return true;
-    return !isa<gpu::AsyncOpInterface, gpu::HostRegisterOp,
-                gpu::HostUnregisterOp, gpu::OnStreamOp, gpu::OnStreamYieldOp,
-                gpu::SetDefaultDeviceOp>(op);
+    return !isa<gpu::AsyncOpInterface, gpu::ConditionalExecutionOp,
+                gpu::HostRegisterOp, gpu::HostUnregisterOp, gpu::OnStreamOp,
+                gpu::OnStreamYieldOp, gpu::SetDefaultDeviceOp>(op);
   });
   // Preserve GPU modules and binaries. Modules are preserved as they can be
   // converted later by `gpu-module-to-binary`.
@@ -1741,6 +1758,10 @@ Value ConvertOpToGpuRuntimeCallPattern<OpTy>::getStreamForAsyncOp(
     stream = LLVM::ZeroOp::create(rewriter, loc, llvmPointerType);
   if (!stream)
     stream = createStream(loc, rewriter);
+  LDBG() << "'" << op->getName() << "' at " << loc << " runs on "
+         << (reused               ? "the stream of its first stream dependency"
+             : op.getAsyncToken() ? "a new stream"
+                                  : "the default stream");
   llvm::SmallDenseSet<Value, 4> waitedFor;
   for (auto [i, origDependency, dependency] :
        llvm::enumerate(origDependencies, dependencies)) {
@@ -1749,6 +1770,7 @@ Value ConvertOpToGpuRuntimeCallPattern<OpTy>::getStreamForAsyncOp(
     if (i == reused || dependency == stream ||
         !waitedFor.insert(origDependency).second)
       continue;
+    LDBG() << "  and waits for its dependency #" << i;
     waitForDependency(loc, stream, origDependency, dependency, rewriter);
   }
   return stream;

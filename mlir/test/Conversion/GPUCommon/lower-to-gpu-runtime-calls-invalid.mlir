@@ -230,11 +230,12 @@ module attributes {gpu.container_module} {
 
 // -----
 
-// An unresolved gpu.conditional_execution in host code is rejected.
-// CHECK: error: 'gpu.conditional_execution' op must be resolved before -gpu-to-llvm
+// An unresolved gpu.conditional_execution in host code is rejected (run
+// -gpu-resolve-conditional-execution first), not left for the translation.
+// CHECK: error: failed to legalize operation 'gpu.conditional_execution'
 module attributes {gpu.container_module} {
   func.func @conditional_execution(%m : memref<index>) {
-    // expected-error@+1 {{'gpu.conditional_execution' op must be resolved before -gpu-to-llvm: run --gpu-resolve-conditional-execution first}}
+    // expected-error@+1 {{failed to legalize operation 'gpu.conditional_execution'}}
     %val = gpu.conditional_execution device {
       %id = gpu.thread_id x
       gpu.yield %id : index

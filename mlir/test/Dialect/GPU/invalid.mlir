@@ -1008,6 +1008,19 @@ module {
 
 // -----
 
+// expected-error @+1 {{'gpu.only_memref_operand_accesses' must be a unit attribute of a 'gpu.launch_func', 'gpu.module' or 'gpu.binary'}}
+func.func @only_memref_operand_accesses_on_func() attributes {gpu.only_memref_operand_accesses} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'gpu.only_memref_operand_accesses' must be a unit attribute of a 'gpu.launch_func', 'gpu.module' or 'gpu.binary'}}
+gpu.module @only_memref_operand_accesses_not_unit attributes {gpu.only_memref_operand_accesses = true} {
+}
+
+// -----
+
 module {
   // expected-error @+1 {{'gpu.module' op attribute 'targets' failed to satisfy constraint: array of GPU target attributes with at least 1 elements}}
   gpu.module @gpu_funcs [] {

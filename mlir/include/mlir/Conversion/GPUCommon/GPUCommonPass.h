@@ -92,7 +92,10 @@ void finalizeGpuStreamLifetimes(Operation *root,
 /// event they consume and no stream. Run prepareGpuAsyncTokensForLLVM on the
 /// input before the conversion and finalizeGpuStreamLifetimes after it, as
 /// -gpu-to-llvm does: without the former, an event token with several users
-/// is destroyed once per user; without the latter, every stream leaks.
+/// is destroyed once per user; without the latter, every stream leaks, and
+/// the mark that the patterns put on the streams they create
+/// (`gpu.lowered_stream`) fails the verifier after the pass. The conversion
+/// and finalizeGpuStreamLifetimes must run in one pass.
 void populateGpuToLLVMConversionPatterns(
     LLVMTypeConverter &converter, RewritePatternSet &patterns,
     bool kernelBarePtrCallConv = false,

@@ -425,6 +425,21 @@ LogicalResult GPUDialect::verifyOperationAttribute(Operation *op,
     return verifyKnownLaunchSizeAttr(op, attr);
   if (attr.getName() == getKnownClusterSizeAttrHelper().getName())
     return verifyKnownLaunchSizeAttr(op, attr);
+  if (attr.getName() == getLoweredStreamAttrHelper().getName())
+    return op->emitError()
+           << "'" << attr.getName().getValue()
+           << "' marks a stream that is never destroyed: run "
+              "finalizeGpuStreamLifetimes after a conversion with "
+              "populateGpuToLLVMConversionPatterns";
+  if (attr.getName() == getOnlyMemrefOperandAccessesAttrHelper().getName()) {
+    if (!isa<UnitAttr>(attr.getValue()) ||
+        !isa<LaunchFuncOp, GPUModuleOp, BinaryOp>(op))
+      return op->emitError()
+             << "'" << attr.getName().getValue()
+             << "' must be a unit attribute of a 'gpu.launch_func', "
+                "'gpu.module' or 'gpu.binary'";
+    return success();
+  }
   if (!llvm::isa<UnitAttr>(attr.getValue()) ||
       attr.getName() != getContainerModuleAttrName())
     return success();
@@ -2563,25 +2578,6 @@ bool ConditionalExecutionOp::isInDeviceContext(Operation *op) {
     if (isa<GPUModuleOp, GPUFuncOp, LaunchOp>(parent))
       return true;
   return false;
-}
-
-LogicalResult ConditionalExecutionOp::emitUnresolvedErrors(
-    Operation *root, StringRef lowering, bool skipGPUModules) {
-  bool found = false;
-  // Pre-order, so that skipping a gpu.module skips its body.
-  root->walk<WalkOrder::PreOrder>([&](Operation *op) {
-    if (skipGPUModules && isa<GPUModuleOp>(op))
-      return WalkResult::skip();
-    if (isa<ConditionalExecutionOp>(op)) {
-      op->emitOpError("must be resolved before ")
-          << lowering
-          << ": run --gpu-resolve-conditional-execution first, which keeps "
-             "its device or its host region depending on where it is";
-      found = true;
-    }
-    return WalkResult::advance();
-  });
-  return failure(found);
 }
 
 LogicalResult ConditionalExecutionOp::verify() {

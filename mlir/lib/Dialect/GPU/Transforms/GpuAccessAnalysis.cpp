@@ -258,8 +258,10 @@ MemoryAccesses GpuAccessAnalysis::getLaunchAccesses(LaunchFuncOp launch) {
   // accesses only the memory of its memref operands.
   Operation *container = symbolTables.lookupNearestSymbolFrom(
       launch.getOperation(), launch.getKernelModuleName());
-  if (!launch->hasAttr(kOnlyMemrefOperandAccessesAttrName) &&
-      !(container && container->hasAttr(kOnlyMemrefOperandAccessesAttrName))) {
+  GPUDialect::OnlyMemrefOperandAccessesAttrHelper onlyMemrefOperandAccesses(
+      launch.getContext());
+  if (!onlyMemrefOperandAccesses.isAttrPresent(launch) &&
+      !(container && onlyMemrefOperandAccesses.isAttrPresent(container))) {
     result.everything = true;
     return result;
   }

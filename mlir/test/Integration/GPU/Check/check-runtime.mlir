@@ -13,13 +13,16 @@
 // RUN: FileCheck %s --check-prefix=TRACE < %t.json
 // RUN: %{run} -e ordering 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=ORDER --implicit-check-not="gpu-check: error"
+// RUN: env MLIR_GPU_CHECK_VERBOSE=1 %{run} -e ordering 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=VERBOSE
 // RUN: not %{run} -e double_destroy 2>&1 | FileCheck %s --check-prefix=DOUBLE
 // RUN: not %{run} -e use_after_destroy 2>&1 | FileCheck %s --check-prefix=UAD
 // RUN: not %{run} -e wrong_kind 2>&1 | FileCheck %s --check-prefix=KIND
 // RUN: not %{run} -e unrecorded 2>&1 | FileCheck %s --check-prefix=UNREC
 // RUN: not %{run} -e invalid_handle 2>&1 | FileCheck %s --check-prefix=INVALID
-// RUN: %{run} -e default_stream 2>&1 \
+// RUN: env MLIR_GPU_CHECK_TRACE=%t.default.json %{run} -e default_stream 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=DEFAULT --implicit-check-not="gpu-check: error"
+// RUN: FileCheck %s --check-prefix=TRACEDEFAULT < %t.default.json
 // RUN: not %{run} -e destroy_default_stream 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=DESTROYDEFAULT
 // RUN: not %{run} -e leak 2>&1 | FileCheck %s --check-prefix=LEAK
@@ -84,6 +87,12 @@ func.func @clean() {
 // ORDER-NEXT: 1
 // ORDER-NEXT: 0
 // ORDER: gpu-check: 0 violation(s)
+// Each device operation as it is recorded, with its number.
+// VERBOSE:      gpu-check: op 0: alloc on stream 1
+// VERBOSE-NEXT: gpu-check: op 1: memset32 on stream 1
+// VERBOSE-NEXT: gpu-check: op 2: memset32 on stream 2
+// VERBOSE-NEXT: gpu-check: op 3: memset32 on stream 2
+// VERBOSE:      gpu-check: op 4: free on stream 2
 func.func @ordering() {
   %c0 = arith.constant 0 : i8
   %c16 = arith.constant 16 : i64
@@ -176,6 +185,9 @@ func.func @invalid_handle() {
 // recorded on it and waited for by it, and the host can synchronize with it.
 // DEFAULT: gpu-check: live streams 0, events 0, allocations 0
 // DEFAULT: gpu-check: 0 violation(s)
+// The default stream's work has a track of its own, after the one stream's.
+// TRACEDEFAULT-DAG: "tid":2,"args":{"name":"default stream"}
+// TRACEDEFAULT-DAG: {"name":"memset32","ph":"X","pid":1,"tid":2,
 func.func @default_stream() {
   %c0 = arith.constant 0 : i8
   %c16 = arith.constant 16 : i64

@@ -1165,9 +1165,9 @@ def GPU_ConditionalExecutionOp
     region may be omitted: resolving in the context of a missing region
     erases the op.
 
-    The op is not lowered: lowerings (`-convert-gpu-to-nvvm`,
-    `-convert-gpu-to-rocdl`, `-gpu-to-llvm`) reject it with a diagnostic that
-    asks for `--gpu-resolve-conditional-execution` to run first. For generic
+    The op is not lowered: run `--gpu-resolve-conditional-execution` first
+    (`-convert-gpu-to-nvvm`, `-convert-gpu-to-rocdl` and, in host code,
+    `-gpu-to-llvm` fail to legalize it). For generic
     analyses and transforms it is a region branch op (either region may run,
     then control returns to the op) with the memory effects of its regions.
 
@@ -1213,14 +1213,6 @@ def GPU_ConditionalExecutionOp
     Region &getRegionForContext() {
       return isInDeviceContext(*this) ? getDevice() : getHost();
     }
-
-    /// Emits an error on each `gpu.conditional_execution` op nested in
-    /// `root` (not looking into `gpu.module` ops when `skipGPUModules`),
-    /// saying that it must be resolved before `lowering` can run. Returns
-    /// failure if there was one.
-    static LogicalResult emitUnresolvedErrors(Operation *root,
-                                              StringRef lowering,
-                                              bool skipGPUModules = false);
   }];
 
   let hasVerifier = 1;

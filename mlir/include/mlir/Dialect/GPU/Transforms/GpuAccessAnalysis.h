@@ -30,12 +30,6 @@ namespace gpu {
 class GPUFuncOp;
 class LaunchFuncOp;
 
-/// The discardable unit attribute by which a launch, or the module that holds
-/// its kernel, declares that a kernel whose body is not visible accesses
-/// memory only through its memref operands.
-constexpr StringLiteral kOnlyMemrefOperandAccessesAttrName =
-    "gpu.only_memref_operand_accesses";
-
 /// The memory an op may access: (value, writes) pairs, or everything.
 struct MemoryAccesses {
   SmallVector<std::pair<Value, bool>> values;

@@ -42,8 +42,9 @@ def GpuResolveConditionalExecutionPass
 
     Run it after `-gpu-kernel-outlining`, which clones the functions a
     `gpu.launch` body calls into the kernel's `gpu.module` and keeps the
-    originals for the host: each copy then gets its own region. The GPU
-    lowerings reject unresolved ops.
+    originals for the host: each copy then gets its own region, and before
+    the lowerings (`-convert-gpu-to-nvvm`, `-convert-gpu-to-rocdl` and, in
+    host code, `-gpu-to-llvm` fail to legalize an unresolved op).
 
     Example, on the host:
 
