@@ -136,6 +136,8 @@ tblgen() { # tblgen TD OUT ARGS...
 {
   tblgen mlir/include/mlir/Dialect/GPU/IR/GPUOps.td mlir/Dialect/GPU/IR/GPUOps.h.inc -gen-op-decls
   tblgen mlir/include/mlir/Dialect/GPU/IR/GPUOps.td mlir/Dialect/GPU/IR/GPUOps.cpp.inc -gen-op-defs
+  tblgen mlir/include/mlir/Dialect/GPU/IR/GPUOps.td mlir/Dialect/GPU/IR/GPUOpsDialect.h.inc -gen-dialect-decls -dialect=gpu
+  tblgen mlir/include/mlir/Dialect/GPU/IR/GPUOps.td mlir/Dialect/GPU/IR/GPUOpsDialect.cpp.inc -gen-dialect-defs -dialect=gpu
   tblgen mlir/include/mlir/Dialect/GPU/Transforms/Passes.td mlir/Dialect/GPU/Transforms/Passes.h.inc -gen-pass-decls -name GPU
   tblgen mlir/include/mlir/Dialect/NVGPU/IR/NVGPUOps.td mlir/Dialect/NVGPU/IR/NVGPUOps.h.inc -gen-op-decls
   tblgen mlir/include/mlir/Dialect/NVGPU/IR/NVGPUOps.td mlir/Dialect/NVGPU/IR/NVGPUOps.cpp.inc -gen-op-defs
