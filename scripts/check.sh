@@ -140,8 +140,9 @@ GPU_SERIES_WORKTREE="$tmp/tree" "${REPO_ROOT}/scripts/verify/mutate.sh" --list \
 }
 note "mutants: $(wc -l <"$tmp/mutants.log") listed, each snippet found once in the series"
 
-# 3c. The GPU runtime wrappers against the shared list of their functions
-# that the checking runtime declares them from (GPURuntimeFunctions.def).
+# 3c. The GPU runtimes against the shared list of their functions
+# (GPURuntimeFunctions.def): the text of what the compiler does not check
+# here (the ROCm wrappers, the CUDA wrappers' cuSPARSE functions).
 "${REPO_ROOT}/scripts/verify/check-runtime-abi.py" "$tmp/tree" >"$tmp/abi.log" 2>&1 || {
   cat "$tmp/abi.log" >&2
   die "a GPU runtime's functions differ from GPURuntimeFunctions.def (scripts/verify/check-runtime-abi.py)"

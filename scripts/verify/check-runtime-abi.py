@@ -47,7 +47,8 @@ UNLISTED = {
 SCALARS = {
     "int": "i32", "int32_t": "i32", "unsigned": "i32", "unsigned int": "i32",
     "uint32_t": "i32", "short": "i16", "unsigned short": "i16",
-    "uint16_t": "i16", "int16_t": "i16", "short int": "i16", "int short": "i16", "int64_t": "i64", "uint64_t": "i64",
+    "uint16_t": "i16", "int16_t": "i16", "short int": "i16", "int short": "i16",
+    "int64_t": "i64", "uint64_t": "i64",
     "intptr_t": "i64", "size_t": "i64", "bool": "i1", "char": "i8",
     "int8_t": "i8", "void": "void", "float": "f32", "double": "f64",
 }
@@ -68,7 +69,10 @@ def split_top(text):
     """Splits `text` at the commas outside of <> and ()."""
     parts, depth, current = [], 0, ""
     for char in text:
-        depth += char in "<(" and 1 or char in ">)" and -1 or 0
+        if char in "<(":
+            depth += 1
+        elif char in ">)":
+            depth -= 1
         if char == "," and depth == 0:
             parts.append(current)
             current = ""
