@@ -848,27 +848,34 @@ module attributes {gpu.container_module} {
     return
   }
 
-  // A call after the region may have ended the stream (destroyed it, or
-  // given it back to a pool): a later kernel does not run on it, the host
-  // waits for it before the kernel (both modes).
+  // A call that takes the stream may end it (destroy it, or give it back to
+  // a pool): the host waits for the region's work before the call, never on
+  // the stream after it, and a later kernel does not run on it (both modes).
   // CHECK-LABEL: func @ended_stream
-  // CHECK:         call @end_stream
+  // CHECK:         gpu.on_stream.yield [%{{.*}}]
+  // CHECK-NEXT:    }
   // CHECK-NEXT:    gpu.on_stream <%{{.*}} : !llvm.ptr> {
   // CHECK-NEXT:    ^bb0(%[[T:.*]]: !gpu.async.token):
   // CHECK-NEXT:      gpu.wait [%[[T]]]
   // CHECK-NEXT:      gpu.on_stream.yield{{ *$}}
   // CHECK-NEXT:    }
+  // CHECK-NEXT:    call @end_stream
   // CHECK-NEXT:    %[[K:.*]] = gpu.launch_func async
   // CHECK-NEXT:    gpu.wait [%[[K]]]
+  // CHECK-NEXT:    return
   // CHAIN-LABEL: func @ended_stream
-  // CHAIN:         call @end_stream
+  // CHAIN:         gpu.on_stream.yield [%{{.*}}]
+  // CHAIN-NEXT:    }
   // CHAIN-NEXT:    gpu.on_stream <%{{.*}} : !llvm.ptr> {
   // CHAIN-NEXT:    ^bb0(%[[T:.*]]: !gpu.async.token):
   // CHAIN-NEXT:      gpu.wait [%[[T]]]
   // CHAIN-NEXT:      gpu.on_stream.yield{{ *$}}
   // CHAIN-NEXT:    }
+  // CHAIN-NEXT:    call @end_stream
   // CHAIN-NEXT:    gpu.wait async
   // CHAIN-NEXT:    gpu.launch_func async
+  // CHAIN-NOT:     gpu.on_stream
+  // CHAIN:         return
   func.func @ended_stream(%s : !llvm.ptr, %a : memref<16xf32>) {
     %c1 = arith.constant 1 : index
     gpu.on_stream <%s : !llvm.ptr> {

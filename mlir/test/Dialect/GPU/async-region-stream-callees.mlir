@@ -187,6 +187,27 @@ module attributes {gpu.container_module} {
     return %g : !llvm.ptr
   }
 
+  // An operand passed to a stream argument is a stream of that call only: a
+  // later op of unknown effects hands nothing to it, also where the function
+  // has a stream of its own (%t), to which it does.
+  // CHECK-LABEL: func @call_stream_only
+  // CHECK-SAME:    (%[[S:[^:]*]]: !llvm.ptr, %[[T:[^:]*]]: !llvm.ptr,
+  // CHECK:         call @launch_on(%[[S]], %{{.*}})
+  // CHECK:         call @log
+  // CHECK-NEXT:    gpu.on_stream <%[[T]] : !llvm.ptr> {
+  // CHECK-NOT:     gpu.on_stream <%[[S]]
+  // CHECK:         return
+  func.func @call_stream_only(%s : !llvm.ptr, %t : !llvm.ptr,
+                              %m : memref<16xf32>, %w : memref<16xf32>) -> f32 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    gpu.launch_func <%t : !llvm.ptr> @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%w : memref<16xf32>)
+    call @launch_on(%s, %m) : (!llvm.ptr, memref<16xf32>) -> ()
+    call @log() : () -> ()
+    %v = memref.load %m[%c0] : memref<16xf32>
+    return %v : f32
+  }
+
   // Two calls: the second waits for what the first handed to the stream.
   // CHECK-LABEL: func @two_calls
   // CHECK:         call @launch_on(%[[S:[^,]*]], %{{.*}})

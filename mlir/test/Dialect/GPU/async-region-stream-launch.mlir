@@ -542,7 +542,9 @@ module attributes {gpu.container_module} {
 // by this pass does at its return: after the op, the host waits for the
 // stream before a host op or GPU op that may touch memory (or at the end of
 // a block) as after a launch on it. Which values are streams: the streams of
-// the function's gpu.on_stream ops and launches on a stream.
+// the function's gpu.on_stream ops and launches on a stream. Not a stream
+// that a use in the function may end (an op of unknown effects that takes
+// it, outside a region on it): the host never waits for it after such a use.
 
 module attributes {gpu.container_module} {
   gpu.module @kernels {
@@ -556,13 +558,16 @@ module attributes {gpu.container_module} {
 
   func.func private @launch_scale(!llvm.ptr, memref<16xf32>)
   func.func private @log()
+  llvm.func @mgpuStreamCreate() -> !llvm.ptr
+  llvm.func @mgpuStreamSynchronize(!llvm.ptr)
+  llvm.func @mgpuStreamDestroy(!llvm.ptr)
 
-  // The call gets %s and may launch on it: the host waits for %s before it
-  // reads %a, which the launch on %s before the call does not access.
+  // The call may launch on %s: the host waits for %s before it reads %a,
+  // which the launch on %s before the call does not access.
   // CHECK-LABEL: func @call_then_host
   // CHECK:         gpu.launch_func <%[[S:.*]] : !llvm.ptr>
   // CHECK-NEXT:    gpu.on_stream <%[[S]] : !llvm.ptr> {
-  // CHECK:         call @launch_scale
+  // CHECK:         call @log
   // CHECK-NEXT:    gpu.on_stream <%[[S]] : !llvm.ptr> {
   // CHECK-NEXT:    ^bb0(%[[T:.*]]: !gpu.async.token):
   // CHECK-NEXT:      gpu.wait [%[[T]]]
@@ -572,7 +577,7 @@ module attributes {gpu.container_module} {
   // CHAIN-LABEL: func @call_then_host
   // CHAIN:         gpu.launch_func <%[[S:.*]] : !llvm.ptr>
   // CHAIN-NEXT:    gpu.on_stream <%[[S]] : !llvm.ptr> {
-  // CHAIN:         call @launch_scale
+  // CHAIN:         call @log
   // CHAIN-NEXT:    gpu.on_stream <%[[S]] : !llvm.ptr> {
   // CHAIN-NEXT:    ^bb0(%[[T:.*]]: !gpu.async.token):
   // CHAIN-NEXT:      gpu.wait [%[[T]]]
@@ -584,7 +589,90 @@ module attributes {gpu.container_module} {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     gpu.launch_func <%s : !llvm.ptr> @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%b : memref<16xf32>)
+    call @log() : () -> ()
+    %x = memref.load %a[%c0] : memref<16xf32>
+    return %x : f32
+  }
+
+  // A call that gets %s may also end it (synchronize it, capture or destroy
+  // it): the host waits for the launch before the call and never for %s
+  // after it; the function manages %s itself.
+  // CHECK-LABEL: func @call_gets_stream
+  // CHECK:         gpu.launch_func <%[[S:.*]] : !llvm.ptr>
+  // CHECK-NEXT:    gpu.on_stream <%[[S]] : !llvm.ptr> {
+  // CHECK:         call @launch_scale
+  // CHECK-NEXT:    call @log
+  // CHECK-NEXT:    memref.load
+  // CHAIN-LABEL: func @call_gets_stream
+  // CHAIN:         gpu.launch_func <%[[S:.*]] : !llvm.ptr>
+  // CHAIN-NEXT:    gpu.on_stream <%[[S]] : !llvm.ptr> {
+  // CHAIN:         call @launch_scale
+  // CHAIN-NEXT:    call @log
+  // CHAIN-NEXT:    memref.load
+  func.func @call_gets_stream(%s : !llvm.ptr,
+                              %a : memref<16xf32> {llvm.noalias},
+                              %b : memref<16xf32> {llvm.noalias}) -> f32 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    gpu.launch_func <%s : !llvm.ptr> @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%b : memref<16xf32>)
     call @launch_scale(%s, %a) : (!llvm.ptr, memref<16xf32>) -> ()
+    call @log() : () -> ()
+    %x = memref.load %a[%c0] : memref<16xf32>
+    return %x : f32
+  }
+
+  // A stream the function makes, synchronizes and destroys: the host waits
+  // for the launch before the first runtime call, and not on the destroyed
+  // stream after the last one.
+  // CHECK-LABEL: func @own_stream
+  // CHECK:         %[[S:.*]] = llvm.call @mgpuStreamCreate
+  // CHECK-NEXT:    gpu.launch_func <%[[S]] : !llvm.ptr>
+  // CHECK-NEXT:    gpu.on_stream <%[[S]] : !llvm.ptr> {
+  // CHECK:         llvm.call @mgpuStreamSynchronize(%[[S]])
+  // CHECK-NEXT:    llvm.call @mgpuStreamDestroy(%[[S]])
+  // CHECK-NEXT:    call @log
+  // CHECK-NEXT:    memref.load
+  // CHAIN-LABEL: func @own_stream
+  // CHAIN:         %[[S:.*]] = llvm.call @mgpuStreamCreate
+  // CHAIN-NEXT:    gpu.launch_func <%[[S]] : !llvm.ptr>
+  // CHAIN-NEXT:    gpu.on_stream <%[[S]] : !llvm.ptr> {
+  // CHAIN:         llvm.call @mgpuStreamSynchronize(%[[S]])
+  // CHAIN-NEXT:    llvm.call @mgpuStreamDestroy(%[[S]])
+  // CHAIN-NEXT:    call @log
+  // CHAIN-NEXT:    memref.load
+  func.func @own_stream(%a : memref<16xf32>) -> f32 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %s = llvm.call @mgpuStreamCreate() : () -> !llvm.ptr
+    gpu.launch_func <%s : !llvm.ptr> @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+    llvm.call @mgpuStreamSynchronize(%s) : (!llvm.ptr) -> ()
+    llvm.call @mgpuStreamDestroy(%s) : (!llvm.ptr) -> ()
+    call @log() : () -> ()
+    %x = memref.load %a[%c0] : memref<16xf32>
+    return %x : f32
+  }
+
+  // A launch on a stream chosen at run time, one of which the function
+  // destroys, and a stream that escapes to memory: either may be ended, the
+  // host waits for neither after the call.
+  // CHECK-LABEL: func @maybe_ended_streams
+  // CHECK:         call @log
+  // CHECK-NEXT:    memref.load
+  // CHAIN-LABEL: func @maybe_ended_streams
+  // CHAIN:         call @log
+  // CHAIN-NEXT:    memref.load
+  func.func @maybe_ended_streams(%c : i1, %s : !llvm.ptr, %t : !llvm.ptr,
+                                 %u : !llvm.ptr, %slot : !llvm.ptr,
+                                 %a : memref<16xf32> {llvm.noalias},
+                                 %b : memref<16xf32> {llvm.noalias}) -> f32 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %v = arith.select %c, %s, %t : !llvm.ptr
+    gpu.launch_func <%v : !llvm.ptr> @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%b : memref<16xf32>)
+    gpu.launch_func <%u : !llvm.ptr> @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%b : memref<16xf32>)
+    llvm.store %u, %slot : !llvm.ptr, !llvm.ptr
+    llvm.call @mgpuStreamDestroy(%s) : (!llvm.ptr) -> ()
+    call @log() : () -> ()
     %x = memref.load %a[%c0] : memref<16xf32>
     return %x : f32
   }
@@ -624,7 +712,7 @@ module attributes {gpu.container_module} {
   // CHECK-LABEL: func @calls_in_loop
   // CHECK:         scf.for
   // CHECK-NEXT:      gpu.on_stream <%[[S:.*]] : !llvm.ptr> {
-  // CHECK:           call @launch_scale
+  // CHECK:           call @log
   // CHECK-NEXT:    }
   // CHECK-NEXT:    gpu.on_stream <%[[S]] : !llvm.ptr> {
   // CHECK-NEXT:    ^bb0(%[[T:.*]]: !gpu.async.token):
@@ -637,7 +725,7 @@ module attributes {gpu.container_module} {
   // CHAIN-LABEL: func @calls_in_loop
   // CHAIN:         scf.for
   // CHAIN-NEXT:      gpu.on_stream <%[[S:.*]] : !llvm.ptr> {
-  // CHAIN:           call @launch_scale
+  // CHAIN:           call @log
   // CHAIN-NEXT:    }
   // CHAIN-NEXT:    gpu.on_stream <%[[S]] : !llvm.ptr> {
   // CHAIN-NEXT:    ^bb0(%[[T:.*]]: !gpu.async.token):
@@ -654,14 +742,15 @@ module attributes {gpu.container_module} {
     %c1 = arith.constant 1 : index
     gpu.launch_func <%s : !llvm.ptr> @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%b : memref<16xf32>)
     scf.for %i = %c0 to %n step %c1 {
-      func.call @launch_scale(%s, %a) : (!llvm.ptr, memref<16xf32>) -> ()
+      func.call @log() : () -> ()
     }
     %x = memref.load %a[%c0] : memref<16xf32>
     return %x : f32
   }
 
-  // A call in a region on %s may launch on %s: the region hands that work to
-  // %s, and the host waits for it before the load after the region.
+  // A call in a region on %s may launch on %s (but not end it: the region's
+  // exit uses %s): the region hands that work to %s, and the host waits for
+  // it before the load after the region.
   // CHECK-LABEL: func @call_in_region
   // CHECK:         call @launch_scale
   // CHECK-NEXT:    gpu.on_stream.yield

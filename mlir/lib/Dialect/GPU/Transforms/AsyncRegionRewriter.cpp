@@ -502,6 +502,58 @@ static SmallVector<Value> getIncomingValues(Value value) {
   return incoming;
 }
 
+/// Returns the values that may flow into `values` (see getIncomingValues),
+/// `values` included.
+static DenseSet<Value> getSources(ArrayRef<Value> values) {
+  SmallVector<Value> worklist(values);
+  DenseSet<Value> visited;
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    if (visited.insert(value).second)
+      llvm::append_range(worklist, getIncomingValues(value));
+  }
+  return visited;
+}
+
+/// Returns whether `use`, of a value the host could wait for as a stream,
+/// may end that stream or let code the pass does not see end it: a use by
+/// an op of unknown effects (a runtime call that synchronizes the stream,
+/// begins or ends a capture of it or destroys it; a call that may do so; a
+/// store that lets it escape). Not a use as a stream, nor by an op that only
+/// forwards the value (see getIncomingValues) or has no memory effects, nor
+/// one in the body of a gpu.on_stream on the value: the region's exit uses
+/// the stream after it.
+static bool mayEndStream(OpOperand &use) {
+  Operation *user = use.getOwner();
+  auto launch = dyn_cast<gpu::LaunchFuncOp>(user);
+  if (isa<gpu::OnStreamOp>(user) ||
+      (launch && launch.getAsyncObject() == use.get()) ||
+      isa<BranchOpInterface, RegionBranchOpInterface,
+          RegionBranchTerminatorOpInterface>(user) ||
+      isMemoryEffectFree(user))
+    return false;
+  for (auto region = user->getParentOfType<gpu::OnStreamOp>(); region;
+       region = region->getParentOfType<gpu::OnStreamOp>())
+    if (region.getStream() == use.get())
+      return false;
+  return true;
+}
+
+/// Returns the values that may flow into a use in `function`, of a value the
+/// host could wait for as a stream, for which `mayEnd` holds (see
+/// mayEndStream).
+static DenseSet<Value>
+getEndedSources(Operation *function,
+                function_ref<bool(OpOperand &)> mayEnd = mayEndStream) {
+  SmallVector<Value> ended;
+  function->walk([&](Operation *op) {
+    for (OpOperand &use : op->getOpOperands())
+      if (canWaitForStream(use.get()) && mayEnd(use))
+        ended.push_back(use.get());
+  });
+  return getSources(ended);
+}
+
 namespace {
 /// The kinds of ops in a function that steps of the pass look for, found in
 /// one walk: each step whose ops the function does not hold is skipped, with
@@ -621,37 +673,26 @@ public:
   }
 
   /// Returns whether `use`, of a value the host could wait for as a stream,
-  /// may end that stream or let code the pass does not see end it: a use by
-  /// an op of unknown effects (a runtime call that synchronizes the stream,
-  /// ends a capture of it or destroys it; a store that lets it escape) or by
-  /// a call of a function of the table that may. Not a use as a stream, nor
-  /// by an op that only forwards the value (see getIncomingValues) or has no
-  /// memory effects.
+  /// may end that stream (see ::mayEndStream); a call of a function of the
+  /// table does if that function may end its argument.
   bool mayEndStream(OpOperand &use) const {
-    Operation *user = use.getOwner();
-    auto launch = dyn_cast<gpu::LaunchFuncOp>(user);
-    if (isa<gpu::OnStreamOp>(user) ||
-        (launch && launch.getAsyncObject() == use.get()))
+    if (!::mayEndStream(use))
       return false;
-    auto call = dyn_cast<CallOpInterface>(user);
+    auto call = dyn_cast<CallOpInterface>(use.getOwner());
     StringAttr callee = call ? gpu::getFlatCalleeName(call) : StringAttr();
     auto it = callee ? endedArgumentsOf.find(callee) : endedArgumentsOf.end();
-    if (it != endedArgumentsOf.end()) {
-      unsigned index =
-          use.getOperandNumber() - call.getArgOperands().getBeginOperandIndex();
-      return index < it->second.size() && it->second.test(index);
-    }
-    return !isa<BranchOpInterface, RegionBranchOpInterface,
-                RegionBranchTerminatorOpInterface>(user) &&
-           !isMemoryEffectFree(user);
+    if (it == endedArgumentsOf.end())
+      return true;
+    unsigned index =
+        use.getOperandNumber() - call.getArgOperands().getBeginOperandIndex();
+    return index < it->second.size() && it->second.test(index);
   }
 
   /// Returns the values that may flow into a use in `function` that may end
   /// a stream (see mayEndStream).
   DenseSet<Value> getEndedSources(Operation *function) const {
-    SmallVector<OpOperand *> streamUses;
-    function->walk([&](Operation *op) { appendStreamUses(op, streamUses); });
-    return getSources(getEndedValues(streamUses));
+    return ::getEndedSources(
+        function, [&](OpOperand &use) { return mayEndStream(use); });
   }
 
   /// Returns the operands of `call` that its callee uses as streams: none
@@ -695,19 +736,6 @@ private:
     return ended;
   }
 
-  /// Returns the values that may flow into `values` (see getIncomingValues),
-  /// `values` included.
-  static DenseSet<Value> getSources(ArrayRef<Value> values) {
-    SmallVector<Value> worklist(values);
-    DenseSet<Value> visited;
-    while (!worklist.empty()) {
-      Value value = worklist.pop_back_val();
-      if (visited.insert(value).second)
-        llvm::append_range(worklist, getIncomingValues(value));
-    }
-    return visited;
-  }
-
   /// Returns the indices of the arguments of `function` that may flow into
   /// `values`.
   static SmallVector<unsigned> getArgumentSources(func::FuncOp function,
@@ -734,16 +762,16 @@ namespace {
 /// enqueue GPU work: the streams of its gpu.on_stream ops and of its launches
 /// on a stream, where the host can wait for them (LLVM pointers in address
 /// space 0). A call or another op of unknown effects that such a stream
-/// dominates may have launched work on it (a launcher that receives the
-/// stream, or finds it in memory) and left that work pending, as a function
-/// compiled by this pass does where it returns: the op hands work of unknown
-/// accesses to the stream. With `streamArguments`, a call also hands such
-/// work to each operand that its callee uses as a stream (and the host can
-/// wait for), unless a use in the function may end that stream (see
-/// StreamArguments::mayEndStream: the host must not wait for a stream that
-/// code it does not see may have destroyed or be capturing); such an operand
-/// is a stream of that call only, not of the function: another op of unknown
-/// effects hands nothing to it.
+/// dominates may have launched work on it (a launcher that finds the stream
+/// in memory) and left that work pending, as a function compiled by this
+/// pass does where it returns: the op hands work of unknown accesses to the
+/// stream. With `streamArguments`, a call also hands such work to each
+/// operand that its callee uses as a stream (and the host can wait for);
+/// such an operand is a stream of that call only, not of the function:
+/// another op of unknown effects hands nothing to it. Neither hands work to
+/// a stream that a use in the function may end (see mayEndStream): the host
+/// must not wait for a stream that code it does not see may have destroyed
+/// or be capturing, and the function manages such a stream itself.
 class OpaqueStreamUsers {
 public:
   /// Without `mayUseStreams` (the function has no gpu.on_stream and no
@@ -796,31 +824,41 @@ private:
         getLaunchStream(op) || isa<gpu::OnStreamOp, gpu::WaitOp>(op) ||
         !accesses.getOwnHostAccesses(op).everything)
       return reached;
-    for (Value stream : streams) {
-      if (!dominance.properlyDominates(stream, op))
-        continue;
-      reached.push_back(stream);
-    }
+    for (Value stream : streams)
+      if (dominance.properlyDominates(stream, op) && !mayBeEnded(stream))
+        reached.push_back(stream);
     if (!mayPassStreams)
       return reached;
     for (Value stream :
          streamArguments->getStreamOperands(cast<CallOpInterface>(op)))
-      if (canWaitForStream(stream) && !getEnded().contains(stream) &&
+      if (canWaitForStream(stream) && !mayBeEnded(stream) &&
           !llvm::is_contained(reached, stream))
         reached.push_back(stream);
     return reached;
   }
 
+  /// Returns whether a use in the function may end `stream`: whether a value
+  /// that may flow into `stream` may flow into such a use (see getEnded).
+  bool mayBeEnded(Value stream) {
+    auto [it, inserted] = endedStreams.try_emplace(stream, false);
+    if (inserted)
+      it->second = llvm::any_of(getSources(stream), [&](Value source) {
+        return getEnded().contains(source);
+      });
+    return it->second;
+  }
+
   /// Returns the values that may flow into a use that may end a stream,
   /// found on the first call (a walk of the function that most functions,
-  /// those with no call that passes a stream, do not need). In the single
-  /// chain that call comes during the rewrite, which has then replaced GPU ops
-  /// (none has a result the host could wait for as a stream) and added uses
-  /// by gpu.on_stream ops and of tokens (none may end a stream): the values
-  /// found are those found before it.
+  /// those with no stream and no call that passes one, do not need). In the
+  /// single chain that call comes during the rewrite, which has then replaced
+  /// GPU ops (none has a result the host could wait for as a stream) and
+  /// added uses by gpu.on_stream ops and of tokens (none may end a stream):
+  /// the values found are those found before it.
   const DenseSet<Value> &getEnded() {
     if (!ended)
-      ended = streamArguments->getEndedSources(function);
+      ended = streamArguments ? streamArguments->getEndedSources(function)
+                              : getEndedSources(function);
     return *ended;
   }
 
@@ -832,6 +870,8 @@ private:
   /// The values that may flow into a use that may end a stream, once found
   /// (see getEnded).
   std::optional<DenseSet<Value>> ended;
+  /// Whether a use may end each stream asked about (see mayBeEnded).
+  DenseMap<Value, bool> endedStreams;
 };
 } // namespace
 
