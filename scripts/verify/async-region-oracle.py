@@ -140,6 +140,16 @@ execute_region and async.execute bodies):
             iterations); the interpreter runs the iterations in order, as
             -convert-scf-to-cf lowers them. Not in async.execute bodies,
             launchers or programs written to be captured.
+  owned     (3 functions in 10, not those on a caller's stream) a stream
+            the function makes, first thing: `%own = llvm.call
+            @mgpuStreamCreate()`, 1-2 launches on it, maybe a host load of
+            what they access, maybe mgpuStreamSynchronize(%own), then
+            mgpuStreamDestroy(%own); the function's other statements come
+            after it (ops of unknown effects, host accesses, GPU work). The
+            interpreter takes the synchronization as a host wait for the
+            stream's work, and a gpu.on_stream or launch on the destroyed
+            stream as an invalid output; --run's checking runtime reports a
+            use of it.
 
 The checker does not trust the pass: it interprets the pass output as a program
 (scripts/verify/async_region_interp.py) with concrete values for its i1 and
@@ -352,7 +362,8 @@ def stream_launch_text(k, a, b, stream="%stream"):
 # ---------------------------------------------------------------------------
 
 SHAPES = ["pointer", "opaque", "sparse", "async", "stack", "stream",
-          "barrier", "await", "linalg", "blocks", "calls", "parallel"]
+          "barrier", "await", "linalg", "blocks", "calls", "parallel",
+          "owned"]
 INDICES = "memref<16xi32>"
 SCRATCH = "memref<?xi8>"
 # The type of each kind of kernel operand.
@@ -1338,10 +1349,32 @@ class Program:
                 lines.append(f"    %after = memref.load {a}[%c0] : {MEMREF}")
         return lines
 
+    def owned_stream(self):
+        """The lines that make, use and destroy a stream of the function's
+        own (see the owned shape), or none. Drawn from a generator of their
+        own: the other statements stay those of the seed."""
+        rng = random.Random(f"{self.index}-owned")
+        if "owned" not in self.shapes or self.stream or rng.random() >= 0.3:
+            return []
+        lines = ["    %own = llvm.call @mgpuStreamCreate() : () -> !llvm.ptr"]
+        for _ in range(rng.randint(1, 2)):
+            a, b = rng.choice(self.args), rng.choice(self.args)
+            lines.append("    " + stream_launch_text(
+                rng.randrange(len(KERNELS)), a, b, stream="%own"))
+        if rng.random() < 0.5:
+            a = rng.choice(self.args)
+            lines.append(f"    %ownv = memref.load {a}[%c0] : {MEMREF}")
+        if rng.random() < 0.5:
+            lines.append("    llvm.call @mgpuStreamSynchronize(%own) : "
+                         "(!llvm.ptr) -> ()")
+        lines.append("    llvm.call @mgpuStreamDestroy(%own) : (!llvm.ptr) "
+                     "-> ()")
+        return lines
+
     def text(self):
         lines = self.stream_region() if self.stream else self.lines
         return (f"  func.func @p{self.index}({self.signature()}) {{\n" +
-                self.prologue() + "\n".join(lines) +
+                self.prologue() + "\n".join(self.owned_stream() + lines) +
                 "\n    return\n  }\n")
 
 
@@ -2180,7 +2213,8 @@ def module_text(programs, control_flow, shapes=(), captured=()):
             "  gpu.module @kernels {\n" + kernels + "  }\n" +
             (BINARY_TEXT if shapes else "") +
             (STREAM_DECLS + STREAM_FUNCTIONS
-             if any(p.stream for p in programs) else "") +
+             if any(p.stream for p in programs) or "owned" in shapes
+             else "") +
             (HOST_FUNCTIONS if control_flow else "") +
             (SHAPE_FUNCTIONS if control_flow and shapes else "") +
             "".join(p.text() for p in programs) +

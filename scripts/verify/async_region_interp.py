@@ -62,7 +62,12 @@ pass output as a program and trusts nothing the pass says about itself:
     values are the op's results;
   - `gpu.launch_func <%s>` (a launch on a caller's stream) happens after
     what the host had completed and the stream's set, and joins the
-    stream's set; the host's set does not grow.
+    stream's set; the host's set does not grow;
+  - `llvm.call @mgpuStreamCreate()` makes a stream of the function's own,
+    `llvm.call @mgpuStreamSynchronize(%s)` completes the stream's set for
+    the host, and `llvm.call @mgpuStreamDestroy(%s)` ends the stream: a
+    later gpu.on_stream or launch on it (or runtime call of it) is an
+    invalid program (Unsupported).
 
 The ops do not move (the pass only adds tokens and waits), so the order of
 the trace is program order; Trace.signature() lets a caller check that the
@@ -104,8 +109,8 @@ a region not ended by a terminator it knows (or, in a region of several blocks,
 by cf.br / cf.cond_br); a branch on an unknown condition, or to a block label
 other than ^bbN; other linalg ops, and linalg ops with results (tensors);
 arithmetic on pointers other than casts; a stream's own token (`gpu.wait async
-<%s>`), a launch on a value that is not a stream argument; a call of a declaration given a token, handle or
-stream; other sparse ops.
+<%s>`), a launch on a value that is not a stream; a call of a declaration given
+a token, handle or stream; other llvm.call ops; other sparse ops.
 """
 
 import itertools
@@ -208,15 +213,17 @@ class Handle:
 
 
 class Stream:
-    """A caller's stream (a !llvm.ptr function argument); `handed` is the mask
-    of the GPU work handed over to it (by gpu.on_stream exits and launches on
-    it)."""
+    """A caller's stream (a !llvm.ptr function argument) or one the function
+    made (mgpuStreamCreate); `handed` is the mask of the GPU work handed over
+    to it (by gpu.on_stream exits and launches on it); `destroyed`, whether
+    mgpuStreamDestroy ended it."""
 
-    __slots__ = ("name", "handed")
+    __slots__ = ("name", "handed", "destroyed")
 
     def __init__(self, name):
         self.name = name
         self.handed = 0
+        self.destroyed = False
 
 
 class AsyncToken:
@@ -627,6 +634,8 @@ class Interpreter:
             return self.bind(op, env, self.region(op.regions[0], [], env))
         if name == "func.call":
             return self.func_call(op, env)
+        if name == "llvm.call":
+            return self.runtime_call(op, env)
         if name.startswith("memref."):
             return self.memref_op(op, env)
         if name.startswith("arith."):
@@ -649,10 +658,7 @@ class Interpreter:
         self.bind(op, env, [None] * len(op.results))
 
     def on_stream(self, op, env):
-        stream = self.value(env, op.operands[0])
-        if not isinstance(stream, Stream):
-            raise Unsupported("gpu.on_stream on a value that is not a "
-                              "stream argument")
+        stream = self.stream(env, op.operands[0], "gpu.on_stream")
         self.stream_entries.append(stream.handed)
         self.region_streams.append(stream)
         try:
@@ -769,6 +775,29 @@ class Interpreter:
                 elif mode == "W":
                     raise Unsupported(f"{op.name} into {v}, not a memref")
         self.record("host", op, accesses, self.host_done)
+
+    def stream(self, env, v, what):
+        """The live stream `v`, or Unsupported."""
+        stream = self.value(env, v)
+        if not isinstance(stream, Stream):
+            raise Unsupported(f"{what} on a value that is not a stream")
+        if stream.destroyed:
+            raise Unsupported(f"{what} on a destroyed stream")
+        return stream
+
+    def runtime_call(self, op, env):
+        """The stream functions of the GPU runtime (see the module doc)."""
+        callee = op.attr("callee")
+        if callee == "@mgpuStreamCreate" and not op.operands:
+            return self.bind(op, env, [Stream(op.results[0])])
+        if callee == "@mgpuStreamSynchronize" and len(op.operands) == 1:
+            stream = self.stream(env, op.operands[0], callee)
+            self.host_done |= stream.handed
+            return self.bind(op, env, [])
+        if callee == "@mgpuStreamDestroy" and len(op.operands) == 1:
+            self.stream(env, op.operands[0], callee).destroyed = True
+            return self.bind(op, env, [])
+        raise Unsupported(f"llvm.call of {callee} is not modelled")
 
     def func_call(self, op, env):
         callee = op.attr("callee")
@@ -1014,10 +1043,7 @@ class Interpreter:
             if not segments:
                 raise Unsupported("gpu.launch_func without segment sizes")
             if segments[-1]:
-                stream = self.value(env, segments[-1][0])
-                if not isinstance(stream, Stream):
-                    raise Unsupported("gpu.launch_func on a value that is "
-                                      "not a stream argument")
+                stream = self.stream(env, segments[-1][0], "gpu.launch_func")
             kernel_operands = segments[-2]
             modes = self.kernels.get(kernel)
             if modes is None:

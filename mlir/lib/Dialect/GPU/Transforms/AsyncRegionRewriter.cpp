@@ -691,8 +691,8 @@ public:
   /// Returns the values that may flow into a use in `function` that may end
   /// a stream (see mayEndStream).
   DenseSet<Value> getEndedSources(Operation *function) const {
-    return ::getEndedSources(
-        function, [&](OpOperand &use) { return mayEndStream(use); });
+    return ::getEndedSources(function,
+                             [&](OpOperand &use) { return mayEndStream(use); });
   }
 
   /// Returns the operands of `call` that its callee uses as streams: none
