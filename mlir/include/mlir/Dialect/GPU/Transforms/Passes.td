@@ -189,25 +189,27 @@ def GpuAsyncRegionPass : Pass<"gpu-async-region"> {
     `!llvm.ptr` cannot be expressed and is an error. A call or another op of
     unknown effects may have launched work on each stream of the function
     (of its `gpu.on_stream` ops and launches) that dominates it, and left it
-    pending: it hands work of unknown accesses to that stream. A pointer
-    that the function does not use as a stream is not known to be one, and
-    the host does not wait for it, unless the pass runs on the symbol table
-    that holds the function (as `-gpu-async-region` on the command line
-    does, on the module). The pass then first finds the arguments that the
-    `func.func` ops with a body among the symbol table's children use as
-    streams (as above, or passed on as such an argument, directly or through
-    selects, branches and region ops' block arguments and results), and a
-    call by name (not an indirect one) hands work of unknown accesses to
-    each operand that it passes to such an argument: later ops that may
-    conflict wait for it as above, unless a use in the function may end that
-    stream or let code the pass does not see end it (an op of unknown
-    effects that takes it, such as a runtime call that synchronizes the
-    stream, ends a capture of it or destroys it, or a call of a function
-    whose argument may be ended so): the host never waits for a stream that
-    may be destroyed or in a capture. Other ops of unknown effects hand no
-    work to such an operand. The pass then rewrites those functions, in
-    parallel. Run on a `func.func` (`func.func(gpu-async-region)`), it sees
-    no callee.
+    pending: it hands work of unknown accesses to that stream, unless a use
+    in the function may end the stream (an op of unknown effects that takes
+    it outside a `gpu.on_stream` on it, such as a runtime call that
+    synchronizes the stream, begins or ends a capture of it or destroys it,
+    or a store that lets it escape): the host never waits for a stream that
+    may be destroyed or in a capture, and the function manages it itself.
+    A pointer that the function does not use as a stream is not known to be
+    one, and the host does not wait for it, unless the pass runs on the
+    symbol table that holds the function (as `-gpu-async-region` on the
+    command line does, on the module). The pass then first finds the
+    arguments that the `func.func` ops with a body among the symbol table's
+    children use as streams (as above, or passed on as such an argument,
+    directly or through selects, branches and region ops' block arguments
+    and results), and those they may end, and a call by name (not an
+    indirect one) hands work of unknown accesses to each operand that it
+    passes to such an argument: later ops that may conflict wait for it as
+    above, unless a use in the function may end that stream, as above (a
+    call of such a function ends it only where the function may end its
+    argument so). Other ops of unknown effects hand no work to such an
+    operand. The pass then rewrites those functions, in parallel. Run on a
+    `func.func` (`func.func(gpu-async-region)`), it sees no callee.
 
     On a symbol table, the pass also summarizes, before it rewrites any
     function, what each called `func.func` with a body among its children
