@@ -425,6 +425,8 @@ STREAM_DECLS = """  llvm.func @mgpuStreamCreate() -> !llvm.ptr
   llvm.func @mgpuStreamPoolReserve(i32)
   llvm.func @mgpuEventPoolReserve(i32)
 """
+# The first line of a stream a function makes (see the owned shape).
+OWNED_STREAM = "%own = llvm.call @mgpuStreamCreate()"
 # The streams and events the pools hold before a capture: a capture takes
 # a new stream for each one its function acquires (one released in the
 # capture is still part of it).
@@ -1356,7 +1358,7 @@ class Program:
         rng = random.Random(f"{self.index}-owned")
         if "owned" not in self.shapes or self.stream or rng.random() >= 0.3:
             return []
-        lines = ["    %own = llvm.call @mgpuStreamCreate() : () -> !llvm.ptr"]
+        lines = [f"    {OWNED_STREAM} : () -> !llvm.ptr"]
         for _ in range(rng.randint(1, 2)):
             a, b = rng.choice(self.args), rng.choice(self.args)
             lines.append("    " + stream_launch_text(
@@ -2212,9 +2214,9 @@ def module_text(programs, control_flow, shapes=(), captured=()):
     return ("module attributes {gpu.container_module} {\n"
             "  gpu.module @kernels {\n" + kernels + "  }\n" +
             (BINARY_TEXT if shapes else "") +
-            (STREAM_DECLS + STREAM_FUNCTIONS
-             if any(p.stream for p in programs) or "owned" in shapes
-             else "") +
+            (STREAM_DECLS if any(p.stream or OWNED_STREAM in p.text()
+                                 for p in programs) else "") +
+            (STREAM_FUNCTIONS if any(p.stream for p in programs) else "") +
             (HOST_FUNCTIONS if control_flow else "") +
             (SHAPE_FUNCTIONS if control_flow and shapes else "") +
             "".join(p.text() for p in programs) +
@@ -2913,6 +2915,9 @@ def upstream_outputs(parts, args, totals):
         for p in part:
             if p.stream:
                 reason = "caller stream (upstream has no gpu.on_stream)"
+            elif OWNED_STREAM in p.text():
+                reason = ("a stream of its own (upstream's pass takes no "
+                          "launch on a stream)")
             elif "gpu.spmm_buffer_size" in p.text():
                 reason = ("gpu.spmm (upstream's pass makes an invalid "
                           "gpu.spmm_buffer_size)")

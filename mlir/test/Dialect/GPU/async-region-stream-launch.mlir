@@ -554,6 +554,10 @@ module attributes {gpu.container_module} {
       memref.store %x, %a[%c0] : memref<16xf32>
       gpu.return
     }
+    gpu.func @touch(%p : !llvm.ptr) kernel {
+      %v = llvm.load %p : !llvm.ptr -> i8
+      gpu.return
+    }
   }
 
   func.func private @launch_scale(!llvm.ptr, memref<16xf32>)
@@ -561,6 +565,8 @@ module attributes {gpu.container_module} {
   llvm.func @mgpuStreamCreate() -> !llvm.ptr
   llvm.func @mgpuStreamSynchronize(!llvm.ptr)
   llvm.func @mgpuStreamDestroy(!llvm.ptr)
+  llvm.func @mgpuStreamBeginCapture(!llvm.ptr)
+  llvm.func @mgpuStreamEndCapture(!llvm.ptr) -> !llvm.ptr
 
   // The call may launch on %s: the host waits for %s before it reads %a,
   // which the launch on %s before the call does not access.
@@ -594,41 +600,15 @@ module attributes {gpu.container_module} {
     return %x : f32
   }
 
-  // A call that gets %s may also end it (synchronize it, capture or destroy
-  // it): the host waits for the launch before the call and never for %s
-  // after it; the function manages %s itself.
-  // CHECK-LABEL: func @call_gets_stream
-  // CHECK:         gpu.launch_func <%[[S:.*]] : !llvm.ptr>
-  // CHECK-NEXT:    gpu.on_stream <%[[S]] : !llvm.ptr> {
-  // CHECK:         call @launch_scale
-  // CHECK-NEXT:    call @log
-  // CHECK-NEXT:    memref.load
-  // CHAIN-LABEL: func @call_gets_stream
-  // CHAIN:         gpu.launch_func <%[[S:.*]] : !llvm.ptr>
-  // CHAIN-NEXT:    gpu.on_stream <%[[S]] : !llvm.ptr> {
-  // CHAIN:         call @launch_scale
-  // CHAIN-NEXT:    call @log
-  // CHAIN-NEXT:    memref.load
-  func.func @call_gets_stream(%s : !llvm.ptr,
-                              %a : memref<16xf32> {llvm.noalias},
-                              %b : memref<16xf32> {llvm.noalias}) -> f32 {
-    %c0 = arith.constant 0 : index
-    %c1 = arith.constant 1 : index
-    gpu.launch_func <%s : !llvm.ptr> @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%b : memref<16xf32>)
-    call @launch_scale(%s, %a) : (!llvm.ptr, memref<16xf32>) -> ()
-    call @log() : () -> ()
-    %x = memref.load %a[%c0] : memref<16xf32>
-    return %x : f32
-  }
-
-  // A stream the function makes, synchronizes and destroys: the host waits
-  // for the launch before the first runtime call, and not on the destroyed
-  // stream after the last one.
+  // A stream the function makes, hands to a launcher, synchronizes and
+  // destroys: each call that gets the stream may end it, so the host waits
+  // for the launch before the first one and on the stream after none.
   // CHECK-LABEL: func @own_stream
   // CHECK:         %[[S:.*]] = llvm.call @mgpuStreamCreate
   // CHECK-NEXT:    gpu.launch_func <%[[S]] : !llvm.ptr>
   // CHECK-NEXT:    gpu.on_stream <%[[S]] : !llvm.ptr> {
-  // CHECK:         llvm.call @mgpuStreamSynchronize(%[[S]])
+  // CHECK:         call @launch_scale(%[[S]]
+  // CHECK-NEXT:    llvm.call @mgpuStreamSynchronize(%[[S]])
   // CHECK-NEXT:    llvm.call @mgpuStreamDestroy(%[[S]])
   // CHECK-NEXT:    call @log
   // CHECK-NEXT:    memref.load
@@ -636,7 +616,8 @@ module attributes {gpu.container_module} {
   // CHAIN:         %[[S:.*]] = llvm.call @mgpuStreamCreate
   // CHAIN-NEXT:    gpu.launch_func <%[[S]] : !llvm.ptr>
   // CHAIN-NEXT:    gpu.on_stream <%[[S]] : !llvm.ptr> {
-  // CHAIN:         llvm.call @mgpuStreamSynchronize(%[[S]])
+  // CHAIN:         call @launch_scale(%[[S]]
+  // CHAIN-NEXT:    llvm.call @mgpuStreamSynchronize(%[[S]])
   // CHAIN-NEXT:    llvm.call @mgpuStreamDestroy(%[[S]])
   // CHAIN-NEXT:    call @log
   // CHAIN-NEXT:    memref.load
@@ -645,32 +626,8 @@ module attributes {gpu.container_module} {
     %c1 = arith.constant 1 : index
     %s = llvm.call @mgpuStreamCreate() : () -> !llvm.ptr
     gpu.launch_func <%s : !llvm.ptr> @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+    call @launch_scale(%s, %a) : (!llvm.ptr, memref<16xf32>) -> ()
     llvm.call @mgpuStreamSynchronize(%s) : (!llvm.ptr) -> ()
-    llvm.call @mgpuStreamDestroy(%s) : (!llvm.ptr) -> ()
-    call @log() : () -> ()
-    %x = memref.load %a[%c0] : memref<16xf32>
-    return %x : f32
-  }
-
-  // A launch on a stream chosen at run time, one of which the function
-  // destroys, and a stream that escapes to memory: either may be ended, the
-  // host waits for neither after the call.
-  // CHECK-LABEL: func @maybe_ended_streams
-  // CHECK:         call @log
-  // CHECK-NEXT:    memref.load
-  // CHAIN-LABEL: func @maybe_ended_streams
-  // CHAIN:         call @log
-  // CHAIN-NEXT:    memref.load
-  func.func @maybe_ended_streams(%c : i1, %s : !llvm.ptr, %t : !llvm.ptr,
-                                 %u : !llvm.ptr, %slot : !llvm.ptr,
-                                 %a : memref<16xf32> {llvm.noalias},
-                                 %b : memref<16xf32> {llvm.noalias}) -> f32 {
-    %c0 = arith.constant 0 : index
-    %c1 = arith.constant 1 : index
-    %v = arith.select %c, %s, %t : !llvm.ptr
-    gpu.launch_func <%v : !llvm.ptr> @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%b : memref<16xf32>)
-    gpu.launch_func <%u : !llvm.ptr> @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%b : memref<16xf32>)
-    llvm.store %u, %slot : !llvm.ptr, !llvm.ptr
     llvm.call @mgpuStreamDestroy(%s) : (!llvm.ptr) -> ()
     call @log() : () -> ()
     %x = memref.load %a[%c0] : memref<16xf32>
@@ -703,6 +660,104 @@ module attributes {gpu.container_module} {
     call @log() : () -> ()
     gpu.launch_func @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
     return
+  }
+
+  // Values the host could wait for as streams that no use ends: a pointer
+  // the host loads through, and one a kernel accesses. The call after them
+  // may launch on %s: the host waits for %s before the load.
+  // CHECK-LABEL: func @pointers_not_ended
+  // CHECK:         call @log
+  // CHECK-NEXT:    gpu.on_stream <%{{.*}} : !llvm.ptr> {
+  // CHECK:         memref.load
+  // CHAIN-LABEL: func @pointers_not_ended
+  // CHAIN:         call @log
+  // CHAIN-NEXT:    gpu.on_stream <%{{.*}} : !llvm.ptr> {
+  // CHAIN:         memref.load
+  func.func @pointers_not_ended(%s : !llvm.ptr, %p : !llvm.ptr,
+                                %a : memref<16xf32> {llvm.noalias},
+                                %b : memref<16xf32> {llvm.noalias}) -> f32 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %v = llvm.load %p : !llvm.ptr -> i8
+    gpu.launch_func <%s : !llvm.ptr> @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%b : memref<16xf32>)
+    gpu.launch_func @kernels::@touch blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%p : !llvm.ptr)
+    call @log() : () -> ()
+    %x = memref.load %a[%c0] : memref<16xf32>
+    return %x : f32
+  }
+
+  // A stream reloaded from memory and destroyed under another value: no
+  // wait on it after the destroy.
+  // CHECK-LABEL: func @reloaded_stream
+  // CHECK:         llvm.call @mgpuStreamDestroy
+  // CHECK-NEXT:    call @log
+  // CHECK-NEXT:    memref.load
+  // CHAIN-LABEL: func @reloaded_stream
+  // CHAIN:         llvm.call @mgpuStreamDestroy
+  // CHAIN-NEXT:    call @log
+  // CHAIN-NEXT:    memref.load
+  func.func @reloaded_stream(%s : !llvm.ptr, %a : memref<16xf32>) -> f32 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %n = llvm.mlir.constant(1 : i64) : i64
+    %slot = llvm.alloca %n x !llvm.ptr : (i64) -> !llvm.ptr
+    llvm.store %s, %slot : !llvm.ptr, !llvm.ptr
+    %s1 = llvm.load %slot : !llvm.ptr -> !llvm.ptr
+    %s2 = llvm.load %slot : !llvm.ptr -> !llvm.ptr
+    gpu.launch_func <%s1 : !llvm.ptr> @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+    llvm.call @mgpuStreamDestroy(%s2) : (!llvm.ptr) -> ()
+    call @log() : () -> ()
+    %x = memref.load %a[%c0] : memref<16xf32>
+    return %x : f32
+  }
+
+  // A stream that an llvm.invoke destroys: no wait on it after the destroy
+  // (a branch ends what it does not pass on).
+  // CHECK-LABEL: func @invoked_destroy
+  // CHECK:         llvm.invoke @mgpuStreamDestroy
+  // CHECK-NEXT:  ^bb1:
+  // CHECK-NEXT:    call @log
+  // CHECK-NEXT:    memref.load
+  // CHAIN-LABEL: func @invoked_destroy
+  // CHAIN:         llvm.invoke @mgpuStreamDestroy
+  // CHAIN-NEXT:  ^bb1:
+  // CHAIN-NEXT:    call @log
+  // CHAIN-NEXT:    memref.load
+  func.func @invoked_destroy(%t : !llvm.ptr, %a : memref<16xf32>) -> f32 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %f = arith.constant 0.0 : f32
+    gpu.launch_func <%t : !llvm.ptr> @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+    llvm.invoke @mgpuStreamDestroy(%t) to ^bb1 unwind ^bb2 : (!llvm.ptr) -> ()
+  ^bb1:
+    call @log() : () -> ()
+    %y = memref.load %a[%c0] : memref<16xf32>
+    return %y : f32
+  ^bb2:
+    %lp = llvm.landingpad cleanup : !llvm.struct<(ptr, i32)>
+    return %f : f32
+  }
+
+  // A capture of a stream the function makes, beside a stream of its
+  // caller's (%t), which the captured stream may alias: between the begin
+  // and the end of the capture, the host waits for neither.
+  // CHECK-LABEL: func @capture_beside_stream
+  // CHECK:         llvm.call @mgpuStreamBeginCapture
+  // CHECK-NEXT:    call @log
+  // CHECK-NEXT:    llvm.call @mgpuStreamEndCapture
+  // CHAIN-LABEL: func @capture_beside_stream
+  // CHAIN:         llvm.call @mgpuStreamBeginCapture
+  // CHAIN-NEXT:    call @log
+  // CHAIN-NEXT:    llvm.call @mgpuStreamEndCapture
+  func.func @capture_beside_stream(%t : !llvm.ptr, %a : memref<16xf32>)
+      -> !llvm.ptr {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func <%t : !llvm.ptr> @kernels::@scale blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<16xf32>)
+    %s = llvm.call @mgpuStreamCreate() : () -> !llvm.ptr
+    llvm.call @mgpuStreamBeginCapture(%s) : (!llvm.ptr) -> ()
+    call @log() : () -> ()
+    %g = llvm.call @mgpuStreamEndCapture(%s) : (!llvm.ptr) -> !llvm.ptr
+    return %g : !llvm.ptr
   }
 
   // Calls in a loop: each waits for what the one before may have left on %s

@@ -159,6 +159,73 @@ static LogicalResult checkStreamHostWait(Value stream, Operation *op) {
             "'!llvm.ptr'";
 }
 
+/// Returns whether branch `branch` passes operand `use` to a successor block.
+static bool isForwardedToSuccessor(BranchOpInterface branch, OpOperand &use) {
+  for (unsigned i = 0, e = branch->getNumSuccessors(); i != e; ++i) {
+    OperandRange forwarded =
+        branch.getSuccessorOperands(i).getForwardedOperands();
+    if (forwarded.empty())
+      continue;
+    unsigned begin = forwarded.getBeginOperandIndex();
+    if (use.getOperandNumber() >= begin &&
+        use.getOperandNumber() < begin + forwarded.size())
+      return true;
+  }
+  return false;
+}
+
+/// Returns whether the op of `use` takes its value only as the address of
+/// memory it reads or writes (an llvm.load or llvm.store through it).
+static bool isAccessedThrough(OpOperand &use) {
+  auto effectOp = dyn_cast<MemoryEffectOpInterface>(use.getOwner());
+  if (!effectOp || llvm::count(use.getOwner()->getOperands(), use.get()) != 1)
+    return false;
+  SmallVector<MemoryEffects::EffectInstance> effects;
+  effectOp.getEffectsOnValue(use.get(), effects);
+  return !effects.empty() &&
+         llvm::all_of(effects, [](const MemoryEffects::EffectInstance &e) {
+           return isa<MemoryEffects::Read, MemoryEffects::Write>(e.getEffect());
+         });
+}
+
+/// Returns whether `use`, of a value the host could wait for as a stream,
+/// may end that stream or let code the pass does not see end it: a use by
+/// an op of unknown effects (a runtime call that synchronizes the stream,
+/// begins or ends a capture of it or destroys it; a call that may do so; a
+/// store that lets it escape). Not a use by a GPU op (as a stream, or as
+/// memory that a kernel accesses: device code ends no stream), nor an
+/// operand that a branch passes to a successor or a region op to a region
+/// (or out of one), nor one of an op without memory effects or that only
+/// accesses memory through it, nor one in the body of a gpu.on_stream on the
+/// value: the region's exit uses the stream after it.
+static bool isStreamEndingUse(OpOperand &use) {
+  Operation *user = use.getOwner();
+  auto branch = dyn_cast<BranchOpInterface>(user);
+  if (isa<gpu::GPUDialect>(user->getDialect()) ||
+      isa<RegionBranchOpInterface, RegionBranchTerminatorOpInterface>(user) ||
+      (branch && isForwardedToSuccessor(branch, use)) ||
+      isMemoryEffectFree(user) || isAccessedThrough(use))
+    return false;
+  for (auto region = user->getParentOfType<gpu::OnStreamOp>(); region;
+       region = region->getParentOfType<gpu::OnStreamOp>())
+    if (region.getStream() == use.get())
+      return false;
+  return true;
+}
+
+/// Returns the values in `function` that the host could wait for as streams
+/// and that a use for which `mayEnd` holds may end (see isStreamEndingUse).
+static SmallVector<Value>
+getEndedStreams(Operation *function, function_ref<bool(OpOperand &)> mayEnd) {
+  SetVector<Value> ended;
+  function->walk([&](Operation *op) {
+    for (OpOperand &use : op->getOpOperands())
+      if (canWaitForStream(use.get()) && mayEnd(use))
+        ended.insert(use.get());
+  });
+  return ended.takeVector();
+}
+
 /// Returns whether `onStreamOp` hands GPU work to its stream: one of its
 /// terminators lists a token.
 static bool handsOverWork(gpu::OnStreamOp onStreamOp) {
@@ -502,58 +569,6 @@ static SmallVector<Value> getIncomingValues(Value value) {
   return incoming;
 }
 
-/// Returns the values that may flow into `values` (see getIncomingValues),
-/// `values` included.
-static DenseSet<Value> getSources(ArrayRef<Value> values) {
-  SmallVector<Value> worklist(values);
-  DenseSet<Value> visited;
-  while (!worklist.empty()) {
-    Value value = worklist.pop_back_val();
-    if (visited.insert(value).second)
-      llvm::append_range(worklist, getIncomingValues(value));
-  }
-  return visited;
-}
-
-/// Returns whether `use`, of a value the host could wait for as a stream,
-/// may end that stream or let code the pass does not see end it: a use by
-/// an op of unknown effects (a runtime call that synchronizes the stream,
-/// begins or ends a capture of it or destroys it; a call that may do so; a
-/// store that lets it escape). Not a use as a stream, nor by an op that only
-/// forwards the value (see getIncomingValues) or has no memory effects, nor
-/// one in the body of a gpu.on_stream on the value: the region's exit uses
-/// the stream after it.
-static bool mayEndStream(OpOperand &use) {
-  Operation *user = use.getOwner();
-  auto launch = dyn_cast<gpu::LaunchFuncOp>(user);
-  if (isa<gpu::OnStreamOp>(user) ||
-      (launch && launch.getAsyncObject() == use.get()) ||
-      isa<BranchOpInterface, RegionBranchOpInterface,
-          RegionBranchTerminatorOpInterface>(user) ||
-      isMemoryEffectFree(user))
-    return false;
-  for (auto region = user->getParentOfType<gpu::OnStreamOp>(); region;
-       region = region->getParentOfType<gpu::OnStreamOp>())
-    if (region.getStream() == use.get())
-      return false;
-  return true;
-}
-
-/// Returns the values that may flow into a use in `function`, of a value the
-/// host could wait for as a stream, for which `mayEnd` holds (see
-/// mayEndStream).
-static DenseSet<Value>
-getEndedSources(Operation *function,
-                function_ref<bool(OpOperand &)> mayEnd = mayEndStream) {
-  SmallVector<Value> ended;
-  function->walk([&](Operation *op) {
-    for (OpOperand &use : op->getOpOperands())
-      if (canWaitForStream(use.get()) && mayEnd(use))
-        ended.push_back(use.get());
-  });
-  return getSources(ended);
-}
-
 namespace {
 /// The kinds of ops in a function that steps of the pass look for, found in
 /// one walk: each step whose ops the function does not hold is skipped, with
@@ -673,10 +688,10 @@ public:
   }
 
   /// Returns whether `use`, of a value the host could wait for as a stream,
-  /// may end that stream (see ::mayEndStream); a call of a function of the
+  /// may end that stream (see isStreamEndingUse); a call of a function of the
   /// table does if that function may end its argument.
   bool mayEndStream(OpOperand &use) const {
-    if (!::mayEndStream(use))
+    if (!isStreamEndingUse(use))
       return false;
     auto call = dyn_cast<CallOpInterface>(use.getOwner());
     StringAttr callee = call ? gpu::getFlatCalleeName(call) : StringAttr();
@@ -685,14 +700,7 @@ public:
       return true;
     unsigned index =
         use.getOperandNumber() - call.getArgOperands().getBeginOperandIndex();
-    return index < it->second.size() && it->second.test(index);
-  }
-
-  /// Returns the values that may flow into a use in `function` that may end
-  /// a stream (see mayEndStream).
-  DenseSet<Value> getEndedSources(Operation *function) const {
-    return ::getEndedSources(function,
-                             [&](OpOperand &use) { return mayEndStream(use); });
+    return index >= it->second.size() || it->second.test(index);
   }
 
   /// Returns the operands of `call` that its callee uses as streams: none
@@ -736,6 +744,19 @@ private:
     return ended;
   }
 
+  /// Returns the values that may flow into `values` (see getIncomingValues),
+  /// `values` included.
+  static DenseSet<Value> getSources(ArrayRef<Value> values) {
+    SmallVector<Value> worklist(values);
+    DenseSet<Value> visited;
+    while (!worklist.empty()) {
+      Value value = worklist.pop_back_val();
+      if (visited.insert(value).second)
+        llvm::append_range(worklist, getIncomingValues(value));
+    }
+    return visited;
+  }
+
   /// Returns the indices of the arguments of `function` that may flow into
   /// `values`.
   static SmallVector<unsigned> getArgumentSources(func::FuncOp function,
@@ -769,17 +790,19 @@ namespace {
 /// operand that its callee uses as a stream (and the host can wait for);
 /// such an operand is a stream of that call only, not of the function:
 /// another op of unknown effects hands nothing to it. Neither hands work to
-/// a stream that a use in the function may end (see mayEndStream): the host
-/// must not wait for a stream that code it does not see may have destroyed
-/// or be capturing, and the function manages such a stream itself.
+/// a stream that may alias a value that a use in the function may end (see
+/// isStreamEndingUse): the host must not wait for a stream that code it
+/// does not see may have destroyed or be capturing, and the function
+/// manages such a stream itself.
 class OpaqueStreamUsers {
 public:
   /// Without `mayUseStreams` (the function has no gpu.on_stream and no
   /// launch on a stream), the function is not searched for streams.
   OpaqueStreamUsers(Operation *function, GpuAccessAnalysis &accesses,
+                    AliasAnalysis &aliasAnalysis,
                     const StreamArguments *streamArguments, bool mayUseStreams)
-      : function(function), accesses(accesses), dominance(function),
-        streamArguments(streamArguments) {
+      : function(function), accesses(accesses), aliasAnalysis(aliasAnalysis),
+        dominance(function), streamArguments(streamArguments) {
     if (!mayUseStreams)
       return;
     function->walk([&](Operation *op) {
@@ -837,39 +860,45 @@ private:
     return reached;
   }
 
-  /// Returns whether a use in the function may end `stream`: whether a value
-  /// that may flow into `stream` may flow into such a use (see getEnded).
+  /// Returns whether a use in the function may end `stream`: whether
+  /// `stream` may alias a value that such a use takes (see getEnded). Alias
+  /// analysis, not the flow of values, decides: a stream reloaded from
+  /// memory, cast through an integer or returned by a callee may be one that
+  /// the function ends under another value.
   bool mayBeEnded(Value stream) {
     auto [it, inserted] = endedStreams.try_emplace(stream, false);
     if (inserted)
-      it->second = llvm::any_of(getSources(stream), [&](Value source) {
-        return getEnded().contains(source);
+      it->second = llvm::any_of(getEnded(), [&](Value ended) {
+        return !aliasAnalysis.alias(ended, stream).isNo();
       });
     return it->second;
   }
 
-  /// Returns the values that may flow into a use that may end a stream,
-  /// found on the first call (a walk of the function that most functions,
-  /// those with no stream and no call that passes one, do not need). In the
-  /// single chain that call comes during the rewrite, which has then replaced
-  /// GPU ops (none has a result the host could wait for as a stream) and
-  /// added uses by gpu.on_stream ops and of tokens (none may end a stream):
-  /// the values found are those found before it.
-  const DenseSet<Value> &getEnded() {
+  /// Returns the values that a use that may end a stream takes, found on
+  /// the first call (a walk of the function that most functions, those with
+  /// no stream and no call that passes one, do not need). In the single
+  /// chain that call comes during the rewrite, which has then replaced GPU
+  /// ops (none has a result the host could wait for as a stream) and added
+  /// uses by gpu.on_stream ops and of tokens (none may end a stream): the
+  /// values found are those found before it.
+  ArrayRef<Value> getEnded() {
     if (!ended)
-      ended = streamArguments ? streamArguments->getEndedSources(function)
-                              : getEndedSources(function);
+      ended = getEndedStreams(function, [&](OpOperand &use) {
+        return streamArguments ? streamArguments->mayEndStream(use)
+                               : isStreamEndingUse(use);
+      });
     return *ended;
   }
 
   Operation *function;
   GpuAccessAnalysis &accesses;
+  AliasAnalysis &aliasAnalysis;
   DominanceInfo dominance;
   llvm::SetVector<Value> streams;
   const StreamArguments *streamArguments;
-  /// The values that may flow into a use that may end a stream, once found
-  /// (see getEnded).
-  std::optional<DenseSet<Value>> ended;
+  /// The values that a use that may end a stream takes, once found (see
+  /// getEnded).
+  std::optional<SmallVector<Value>> ended;
   /// Whether a use may end each stream asked about (see mayBeEnded).
   DenseMap<Value, bool> endedStreams;
 };
@@ -3695,7 +3724,7 @@ LogicalResult GpuAsyncRegionPass::runOnFunction(
   if (shape.onStreamOps)
     splitOnStreamBodies(function, aliasAnalysis, /*atScfOps=*/maxStreams == 1);
   GpuAccessAnalysis accesses(aliasAnalysis, summaries);
-  OpaqueStreamUsers opaque(function, accesses, streamArguments,
+  OpaqueStreamUsers opaque(function, accesses, aliasAnalysis, streamArguments,
                            shape.onStreamOps || shape.launchStreams);
   if (maxStreams == 1) {
     if (function->walk(ThreadTokenCallback(getContext(), accesses, opaque))

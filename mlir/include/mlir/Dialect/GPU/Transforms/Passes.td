@@ -189,12 +189,13 @@ def GpuAsyncRegionPass : Pass<"gpu-async-region"> {
     `!llvm.ptr` cannot be expressed and is an error. A call or another op of
     unknown effects may have launched work on each stream of the function
     (of its `gpu.on_stream` ops and launches) that dominates it, and left it
-    pending: it hands work of unknown accesses to that stream, unless a use
-    in the function may end the stream (an op of unknown effects that takes
-    it outside a `gpu.on_stream` on it, such as a runtime call that
-    synchronizes the stream, begins or ends a capture of it or destroys it,
-    or a store that lets it escape): the host never waits for a stream that
-    may be destroyed or in a capture, and the function manages it itself.
+    pending: it hands work of unknown accesses to that stream, unless the
+    stream may alias a value that a use in the function may end (a host op
+    of unknown effects that takes it outside a `gpu.on_stream` on it, such
+    as a runtime call that synchronizes the stream, begins or ends a capture
+    of it or destroys it, or a store that lets it escape): the host never
+    waits for a stream that may be destroyed or in a capture, and the
+    function manages it itself.
     A pointer that the function does not use as a stream is not known to be
     one, and the host does not wait for it, unless the pass runs on the
     symbol table that holds the function (as `-gpu-async-region` on the
