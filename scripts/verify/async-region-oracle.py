@@ -2211,15 +2211,16 @@ def module_text(programs, control_flow, shapes=(), captured=()):
     kernels = "".join(kernel_text(i, e) for i, e in enumerate(KERNELS))
     if shapes:
         kernels += shape_kernels_text(shapes)
+    texts = [p.text() for p in programs]
     return ("module attributes {gpu.container_module} {\n"
             "  gpu.module @kernels {\n" + kernels + "  }\n" +
             (BINARY_TEXT if shapes else "") +
-            (STREAM_DECLS if any(p.stream or OWNED_STREAM in p.text()
-                                 for p in programs) else "") +
+            (STREAM_DECLS if any(p.stream for p in programs) or
+             any(OWNED_STREAM in t for t in texts) else "") +
             (STREAM_FUNCTIONS if any(p.stream for p in programs) else "") +
             (HOST_FUNCTIONS if control_flow else "") +
             (SHAPE_FUNCTIONS if control_flow and shapes else "") +
-            "".join(p.text() for p in programs) +
+            "".join(texts) +
             main_function(programs, captured) +
             "}\n")
 
